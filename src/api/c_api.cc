@@ -1,0 +1,91 @@
+// The C API (include/nodescope/nodescope.h) over a Tracer.
+#include <memory>
+#include <string>
+
+#include "api/process_session.h"
+#include "backends/backend.h"
+#include "export/chrome_trace_writer.h"
+#include "nodescope/nodescope.h"
+
+struct nodescope_session {
+  std::unique_ptr<nodescope::Tracer> tracer;
+  bool stopped = false;
+};
+
+namespace {
+
+thread_local std::string t_last_error;
+
+int Fail(const nodescope::Status& s) {
+  t_last_error = s.ToString();
+  return static_cast<int>(s.code());
+}
+
+}  // namespace
+
+extern "C" {
+
+nodescope_session* nodescope_start(void) {
+  using namespace nodescope;
+  t_last_error.clear();
+  if (ProcessSessionActive()) {
+    Fail(AlreadyExistsError("this process is already traced as a whole by `nodescope run`; "
+                            "its trace will include this region"));
+    return nullptr;
+  }
+  StatusOr<TracerOptions> options = TracerOptionsFromEnv();
+  if (!options.ok()) {
+    Fail(options.status());
+    return nullptr;
+  }
+  StatusOr<std::unique_ptr<Tracer>> tracer = CreateTracer("");
+  if (!tracer.ok()) {
+    Fail(tracer.status());
+    return nullptr;
+  }
+  Status started = (*tracer)->Start(*options);
+  if (!started.ok()) {
+    Fail(started);
+    return nullptr;
+  }
+  auto* session = new nodescope_session;
+  session->tracer = std::move(tracer).value();
+  return session;
+}
+
+int nodescope_stop(nodescope_session* session) {
+  if (session == nullptr) return Fail(nodescope::InvalidArgumentError("null session"));
+  if (session->stopped) return 0;
+  session->stopped = true;
+  nodescope::Status s = session->tracer->Stop();
+  return s.ok() ? 0 : Fail(s);
+}
+
+int nodescope_write(nodescope_session* session, const char* path) {
+  using namespace nodescope;
+  if (session == nullptr || path == nullptr) return Fail(InvalidArgumentError("null argument"));
+  if (!session->stopped) return Fail(FailedPreconditionError("stop the session before writing"));
+  Trace& trace = session->tracer->trace();
+  trace.trace_name = path;
+  Status s = WriteChromeTraceFile(trace, path);
+  return s.ok() ? 0 : Fail(s);
+}
+
+int nodescope_get_summary(const nodescope_session* session, nodescope_summary* out) {
+  using namespace nodescope;
+  if (session == nullptr || out == nullptr) return Fail(InvalidArgumentError("null argument"));
+  TraceSummary s = Summarize(session->tracer->trace());
+  *out = nodescope_summary{s.gpu_events, s.kernels,   s.memcpys, s.memsets,
+                           s.graph_events, s.api_calls, s.dropped};
+  return 0;
+}
+
+void nodescope_destroy(nodescope_session* session) {
+  if (session == nullptr) return;
+  if (!session->stopped) (void)session->tracer->Stop();
+  delete session;
+}
+
+const char* nodescope_last_error(void) { return t_last_error.c_str(); }
+
+}  // extern "C"

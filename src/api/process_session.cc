@@ -1,0 +1,198 @@
+// Whole-process tracing: start, and finish on every way a process can end.
+#include "api/process_session.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "backends/backend.h"
+#include "export/chrome_trace_writer.h"
+#include "model/trace.h"
+
+namespace nodescope {
+namespace {
+
+enum State : int { kIdle = 0, kRunning = 1, kFinalizing = 2, kDone = 3 };
+
+std::mutex g_start_mu;
+std::atomic<int> g_state{kIdle};
+Tracer* g_tracer = nullptr;  // lives until the process ends; never destroyed under a signal
+std::string* g_path = nullptr;
+int g_report_fd = -1;
+int g_signal_pipe[2] = {-1, -1};  // handler -> watcher: the signal number
+int g_done_pipe[2] = {-1, -1};    // closed when the trace is written: wakes crash handlers
+
+constexpr int kTerminationSignals[] = {SIGINT, SIGTERM, SIGHUP};
+constexpr int kCrashSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+
+bool IsCrashSignal(int sig) {
+  for (int s : kCrashSignals) {
+    if (s == sig) return true;
+  }
+  return false;
+}
+
+void WriteAll(int fd, const std::string& text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<size_t>(n);
+  }
+}
+
+void Report(const std::string& line) {
+  if (g_report_fd >= 0) WriteAll(g_report_fd, line + "\n");
+}
+
+void Finalize(int signal_number) {
+  int expected = kRunning;
+  if (!g_state.compare_exchange_strong(expected, kFinalizing)) {
+    // Another thread is writing the trace: wait for it (bounded), so exit() does not cut it off.
+    for (int i = 0; i < 6000 && g_state.load() != kDone; ++i) usleep(10000);
+    return;
+  }
+  Status stopped = g_tracer->Stop();
+  Trace& trace = g_tracer->trace();
+  trace.trace_name = *g_path;
+  if (signal_number != 0) trace.counters.emplace_back("ended_by_signal", signal_number);
+  Status written = WriteChromeTraceFile(trace, *g_path);
+  TraceSummary s = Summarize(trace);
+  std::string pid = std::to_string(getpid());
+  if (written.ok()) {
+    Report("trace\tpid=" + pid + "\tgpu_events=" + std::to_string(s.gpu_events) +
+           "\tkernels=" + std::to_string(s.kernels) + "\tmemcpys=" + std::to_string(s.memcpys) +
+           "\tmemsets=" + std::to_string(s.memsets) +
+           "\tgraph_events=" + std::to_string(s.graph_events) +
+           "\tapi_calls=" + std::to_string(s.api_calls) + "\tdropped=" +
+           std::to_string(s.dropped) + "\tpath=" + *g_path);
+    if (g_report_fd < 0) {
+      std::fprintf(stderr, "nodescope: wrote %s (%llu GPU events, %llu from graphs, %llu dropped)\n",
+                   g_path->c_str(), static_cast<unsigned long long>(s.gpu_events),
+                   static_cast<unsigned long long>(s.graph_events),
+                   static_cast<unsigned long long>(s.dropped));
+    }
+  } else {
+    Report("error\tpid=" + pid + "\tmessage=" + written.ToString());
+    std::fprintf(stderr, "nodescope: could not write the trace: %s\n", written.ToString().c_str());
+  }
+  if (!stopped.ok()) {
+    std::fprintf(stderr, "nodescope: warning: %s\n", stopped.ToString().c_str());
+  }
+  g_state.store(kDone);
+  if (g_done_pipe[1] >= 0) close(g_done_pipe[1]);
+}
+
+void AtExit() { Finalize(0); }
+
+void OnSignal(int sig) {
+  int saved_errno = errno;
+  unsigned char byte = static_cast<unsigned char>(sig);
+  if (g_signal_pipe[1] >= 0) (void)!write(g_signal_pipe[1], &byte, 1);
+  if (IsCrashSignal(sig)) {
+    // The faulting thread cannot go on: wait (bounded) for the watcher to write the trace.
+    pollfd p{g_done_pipe[0], POLLIN, 0};
+    while (poll(&p, 1, 20000) < 0 && errno == EINTR) {
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);  // delivered when the handler returns
+  }
+  errno = saved_errno;
+}
+
+void Watcher() {
+  // Signals go to the application's threads, never here: this thread must stay free to finish.
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, nullptr);
+  unsigned char byte = 0;
+  while (true) {
+    ssize_t n = read(g_signal_pipe[0], &byte, 1);
+    if (n == 1) break;
+    if (n < 0 && errno == EINTR) continue;
+    return;
+  }
+  int sig = byte;
+  Finalize(sig);
+  if (!IsCrashSignal(sig)) {
+    // End the process the way the signal would have, so the exit status stays the program's.
+    signal(sig, SIG_DFL);
+    kill(getpid(), sig);
+  }
+}
+
+void InstallSignalHooks() {
+  if (pipe2(g_signal_pipe, O_CLOEXEC) != 0 || pipe2(g_done_pipe, O_CLOEXEC) != 0) return;
+  auto install = [](int sig) {
+    struct sigaction old {};
+    if (sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL) return;  // app's own
+    struct sigaction sa {};
+    sa.sa_handler = &OnSignal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(sig, &sa, nullptr);
+  };
+  for (int s : kTerminationSignals) install(s);
+  for (int s : kCrashSignals) install(s);
+  std::thread(&Watcher).detach();
+}
+
+}  // namespace
+
+std::string ProcessTracePath(const char* output, const char* root_pid, long pid) {
+  std::string pid_text = std::to_string(pid);
+  if (output == nullptr || *output == '\0') return "nodescope-" + pid_text + ".json";
+  std::string out = output;
+  if (root_pid == nullptr || *root_pid == '\0' || pid_text == root_pid) return out;
+  // A child process of the traced program: same folder and stem, its own pid.
+  size_t slash = out.rfind('/');
+  size_t dot = out.rfind('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) {
+    return out + "-" + pid_text;
+  }
+  return out.substr(0, dot) + "-" + pid_text + out.substr(dot);
+}
+
+bool ProcessSessionActive() {
+  int s = g_state.load();
+  return s == kRunning || s == kFinalizing;
+}
+
+Status StartProcessSession(std::string_view backend) {
+  std::lock_guard<std::mutex> lock(g_start_mu);
+  if (g_state.load() != kIdle) return OkStatus();
+  if (const char* fd = std::getenv("NODESCOPE_REPORT_FD")) g_report_fd = std::atoi(fd);
+  g_path = new std::string(ProcessTracePath(std::getenv("NODESCOPE_OUTPUT"),
+                                            std::getenv("NODESCOPE_ROOT_PID"), getpid()));
+  std::string pid = std::to_string(getpid());
+  auto fail = [&](const Status& s) {
+    Report("error\tpid=" + pid + "\tmessage=" + s.ToString());
+    std::fprintf(stderr, "nodescope: not tracing pid %s: %s\n", pid.c_str(), s.ToString().c_str());
+    return s;
+  };
+  StatusOr<TracerOptions> options = TracerOptionsFromEnv();
+  if (!options.ok()) return fail(options.status());
+  StatusOr<std::unique_ptr<Tracer>> tracer = CreateTracer(backend);
+  if (!tracer.ok()) return fail(tracer.status());
+  Status started = (*tracer)->Start(*options);
+  if (!started.ok()) return fail(started);
+  g_tracer = tracer->release();
+  g_state.store(kRunning);
+  std::atexit(&AtExit);
+  InstallSignalHooks();
+  return OkStatus();
+}
+
+}  // namespace nodescope

@@ -1,0 +1,64 @@
+// The vendor-neutral face of a backend: a Tracer collects device activity into a neutral Trace.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "model/trace.h"
+
+namespace nodescope {
+
+struct TracerOptions {
+  size_t buffer_bytes = 8u << 20;  // one vendor activity buffer
+  size_t max_buffers = 64;         // buffers in flight; past this the vendor drops (counted)
+  uint64_t max_events = 50'000'000;  // records kept; past this they are counted as store_full
+  bool trace_driver_api = true;
+};
+
+// Reads NODESCOPE_BUFFER_SIZE_MB, NODESCOPE_MAX_BUFFERS, NODESCOPE_MAX_EVENTS; bad values are
+// reported rather than silently replaced.
+StatusOr<TracerOptions> TracerOptionsFromEnv();
+
+class Tracer {
+ public:
+  virtual ~Tracer() = default;
+  virtual std::string_view name() const = 0;
+  // Subscribes to the vendor SDK and enables activity collection.
+  virtual Status Start(const TracerOptions& options) = 0;
+  // Flushes every buffer the vendor holds and stops collection. Idempotent.
+  virtual Status Stop() = 0;
+  // The collected trace; complete after Stop().
+  virtual Trace& trace() = 0;
+};
+
+using TracerFactory = std::unique_ptr<Tracer> (*)();
+
+// Backends register themselves at static-initialisation time (they are linked as object
+// libraries, so their registrars are never dropped by the linker).
+bool RegisterTracer(std::string_view name, TracerFactory factory);
+// `name` empty picks the first registered backend.
+StatusOr<std::unique_ptr<Tracer>> CreateTracer(std::string_view name);
+std::vector<std::string> RegisteredTracers();
+
+}  // namespace nodescope
+
+namespace nodescope {
+
+// How `nodescope run` makes an unmodified program load the tracer for one vendor.
+struct Launcher {
+  std::string name;
+  // OK when this vendor's driver and at least one device are present; else a message a user
+  // can act on ("no CUDA driver (libcuda.so.1) found", "no CUDA-capable device").
+  Status (*probe)();
+  // Adds the variables that make the vendor runtime load `library` (e.g. CUDA_INJECTION64_PATH).
+  void (*add_env)(const std::string& library, std::vector<std::string>* env);
+};
+bool RegisterLauncher(const Launcher& launcher);
+std::vector<Launcher> RegisteredLaunchers();
+
+}  // namespace nodescope

@@ -1,0 +1,28 @@
+// The few CUDA driver entry points nodescope calls, resolved with dlopen() so that
+// libnodescope.so and the CLI load on machines without a driver (like CUPTI itself does).
+#pragma once
+
+#include <cuda.h>
+
+namespace nodescope::cupti {
+
+struct CudaDriver {
+  CUresult (*cuInit)(unsigned) = nullptr;
+  CUresult (*cuGetErrorString)(CUresult, const char**) = nullptr;
+  CUresult (*cuDriverGetVersion)(int*) = nullptr;
+  CUresult (*cuDeviceGetCount)(int*) = nullptr;
+  CUresult (*cuDeviceGet)(CUdevice*, int) = nullptr;
+  CUresult (*cuDeviceGetName)(char*, int, CUdevice) = nullptr;
+  CUresult (*cuDeviceTotalMem)(size_t*, CUdevice) = nullptr;
+  CUresult (*cuDeviceGetAttribute)(int*, CUdevice_attribute, CUdevice) = nullptr;
+  CUresult (*cuCtxGetCurrent)(CUcontext*) = nullptr;
+  CUresult (*cuCtxSynchronize)() = nullptr;
+  const char* load_error = nullptr;  // dlerror() text when the driver could not be loaded
+
+  bool ok() const { return load_error == nullptr; }
+};
+
+// Loaded once, on first use; thread-safe.
+const CudaDriver& Driver();
+
+}  // namespace nodescope::cupti

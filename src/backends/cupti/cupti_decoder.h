@@ -1,0 +1,51 @@
+// Decodes CUPTI activity records into neutral records. No allocation per record, no locks.
+#pragma once
+
+#include <cupti.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "model/trace.h"
+
+namespace nodescope::cupti {
+
+// Resolves a (domain, cbid) to the API's name, e.g. "cudaGraphLaunch". Injected so tests can
+// decode without libcupti; production passes one backed by cuptiGetCallbackName.
+using ApiNameFn = const char* (*)(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
+
+// Strips CUPTI's version suffix: "cudaLaunchKernel_v7000" -> "cudaLaunchKernel".
+std::string_view StripApiVersionSuffix(std::string_view name);
+
+class CuptiDecoder {
+ public:
+  // `trace` must outlive the decoder. The caller serialises calls (one decoding thread at a time).
+  CuptiDecoder(Trace* trace, uint64_t max_events, ApiNameFn api_name);
+
+  // Decodes one record. Returns false for kinds we do not keep (counted in unknown_records).
+  bool Decode(const CUpti_Activity* record);
+  // Walks a completed CUPTI buffer (cuptiActivityGetNextRecord) and decodes every record.
+  void DecodeBuffer(uint8_t* buffer, size_t valid_bytes);
+
+  uint64_t decoded() const { return decoded_; }
+
+ private:
+  bool Room();
+  void DecodeKernel(const CUpti_ActivityKernel10& k);
+  void DecodeMemcpy(const CUpti_ActivityMemcpy6& m);
+  void DecodeMemcpyPtoP(const CUpti_ActivityMemcpyPtoP4& m);
+  void DecodeMemset(const CUpti_ActivityMemset4& m);
+  void DecodeApi(const CUpti_ActivityAPI& a, ApiDomain domain);
+  StringId ApiName(ApiDomain domain, CUpti_CallbackId cbid);
+
+  Trace* trace_;
+  uint64_t max_events_;
+  ApiNameFn api_name_;
+  uint64_t decoded_ = 0;
+  // cbid -> interned name, per domain; filled on first sight of a cbid (no allocation after).
+  static constexpr size_t kMaxCbid = 2048;
+  std::array<std::array<StringId, kMaxCbid>, 2> api_names_{};
+};
+
+}  // namespace nodescope::cupti

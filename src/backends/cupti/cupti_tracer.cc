@@ -1,0 +1,329 @@
+// The CUPTI backend.
+#include "backends/cupti/cupti_tracer.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "backends/cupti/cuda_driver.h"
+#include "base/clock.h"
+
+namespace nodescope::cupti {
+namespace {
+
+std::atomic<CuptiTracer*> g_active{nullptr};
+// CUPTI's buffer callbacks carry no user pointer; the active tracer is process-global.
+std::atomic<BufferPool*> g_pool{nullptr};
+
+std::string CuptiErrorText(CUptiResult r) {
+  const char* s = nullptr;
+  if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || s == nullptr) s = "unknown CUPTI error";
+  return s;
+}
+
+Status CheckCupti(CUptiResult r, const char* what) {
+  if (r == CUPTI_SUCCESS) return OkStatus();
+  if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+    return AlreadyExistsError(
+        std::string(what) +
+        ": another CUPTI client is already attached to this process (Nsight Systems, "
+        "Nsight Compute, torch.profiler or another tracer); CUDA 13 allows only one. Run "
+        "without the other profiler.");
+  }
+  if (r == CUPTI_ERROR_NOT_INITIALIZED) {
+    return UnavailableError(std::string(what) + ": " + CuptiErrorText(r));
+  }
+  if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ||
+      r == CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES) {
+    return PermissionDeniedError(std::string(what) + ": " + CuptiErrorText(r));
+  }
+  return InternalError(std::string(what) + ": " + CuptiErrorText(r));
+}
+
+const char* ApiNameFromCupti(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  const char* name = nullptr;
+  if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS) return nullptr;
+  return name;
+}
+
+uint64_t CUPTIAPI TraceClock() { return NowNs(); }
+
+std::string ReadFirstLine(const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "r");
+  if (f == nullptr) return {};
+  char buf[256] = {};
+  std::string line;
+  if (std::fgets(buf, sizeof(buf), f) != nullptr) line = buf;
+  std::fclose(f);
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+  return line;
+}
+
+}  // namespace
+
+BufferPool::BufferPool(size_t buffer_bytes, size_t max_buffers)
+    : buffer_bytes_((buffer_bytes + 7) & ~size_t{7}), max_buffers_(max_buffers) {}
+
+BufferPool::~BufferPool() {
+  for (uint8_t* b : all_) std::free(b);
+}
+
+uint8_t* BufferPool::Acquire() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!free_.empty()) {
+    uint8_t* b = free_.back();
+    free_.pop_back();
+    return b;
+  }
+  if (all_.size() >= max_buffers_) return nullptr;
+  auto* b = static_cast<uint8_t*>(std::aligned_alloc(8, buffer_bytes_));
+  if (b != nullptr) all_.push_back(b);
+  return b;
+}
+
+void BufferPool::Release(uint8_t* buffer) {
+  std::lock_guard<std::mutex> lock(mu_);
+  free_.push_back(buffer);
+}
+
+size_t BufferPool::allocated() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return all_.size();
+}
+
+CuptiTracer::CuptiTracer() = default;
+
+CuptiTracer::~CuptiTracer() {
+  if (running_) (void)Stop();
+}
+
+void CUPTIAPI CuptiTracer::BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *max_records = 0;
+  BufferPool* pool = g_pool.load(std::memory_order_acquire);
+  uint8_t* b = pool != nullptr ? pool->Acquire() : nullptr;
+  if (b == nullptr) {
+    *buffer = nullptr;
+    *size = 0;
+    if (CuptiTracer* t = g_active.load(std::memory_order_acquire)) {
+      std::lock_guard<std::mutex> lock(t->decode_mu_);
+      ++t->trace_.drops.buffers_refused;
+    }
+    return;
+  }
+  *buffer = b;
+  *size = pool->buffer_bytes();
+}
+
+void CUPTIAPI CuptiTracer::BufferCompleted(CUcontext ctx, uint32_t stream_id, uint8_t* buffer,
+                                           size_t /*size*/, size_t valid_size) {
+  CuptiTracer* t = g_active.load(std::memory_order_acquire);
+  if (t != nullptr && buffer != nullptr) {
+    std::lock_guard<std::mutex> lock(t->decode_mu_);
+    if (t->decoder_) t->decoder_->DecodeBuffer(buffer, valid_size);
+    size_t dropped = 0;
+    if (cuptiActivityGetNumDroppedRecords(ctx, stream_id, &dropped) == CUPTI_SUCCESS) {
+      t->trace_.drops.vendor_dropped += dropped;
+    }
+  }
+  if (buffer != nullptr) {
+    if (BufferPool* pool = g_pool.load(std::memory_order_acquire)) pool->Release(buffer);
+  }
+}
+
+void CUPTIAPI CuptiTracer::OnCallback(void* userdata, CUpti_CallbackDomain domain,
+                                      CUpti_CallbackId cbid, const void* data) {
+  auto* self = static_cast<CuptiTracer*>(userdata);
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE && data != nullptr) {
+    self->OnResource(cbid, *static_cast<const CUpti_ResourceData*>(data));
+  }
+}
+
+void CuptiTracer::OnResource(CUpti_CallbackId cbid, const CUpti_ResourceData& /*data*/) {
+  // Context/stream/module callbacks carry other descriptors: only graph cbids are counted here.
+  // The attribution engine consumes the CUpti_GraphData payload (issue 2).
+  auto bump = [](std::atomic<uint64_t>& c) { c.fetch_add(1, std::memory_order_relaxed); };
+  switch (cbid) {
+    case CUPTI_CBID_RESOURCE_GRAPH_CREATED: bump(graph_counts_.graphs_created); break;
+    case CUPTI_CBID_RESOURCE_GRAPH_CLONED: bump(graph_counts_.graphs_cloned); break;
+    case CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED: bump(graph_counts_.nodes_cloned); break;
+    case CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED: bump(graph_counts_.execs_created); break;
+    case CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING: bump(graph_counts_.execs_destroyed); break;
+    case CUPTI_CBID_RESOURCE_GRAPH_NODE_UPDATED: bump(graph_counts_.nodes_updated); break;
+    case CUPTI_CBID_RESOURCE_GRAPH_NODE_SET_PARAMS: bump(graph_counts_.node_params_set); break;
+    default: break;
+  }
+}
+
+Status CuptiTracer::Start(const TracerOptions& options) {
+  if (running_) return FailedPreconditionError("the CUPTI tracer is already running");
+  CuptiTracer* expected = nullptr;
+  if (!g_active.compare_exchange_strong(expected, this)) {
+    return AlreadyExistsError("a nodescope CUPTI session is already active in this process");
+  }
+  auto fail = [this](Status s) {
+    if (subscriber_ != nullptr) {
+      cuptiUnsubscribe(subscriber_);
+      subscriber_ = nullptr;
+    }
+    for (CUpti_ActivityKind k : enabled_) cuptiActivityDisable(k);
+    enabled_.clear();
+    g_active.store(nullptr, std::memory_order_release);
+    return s;
+  };
+
+  trace_.start_ns = NowNs();
+  pool_ = std::make_unique<BufferPool>(options.buffer_bytes, options.max_buffers);
+  g_pool.store(pool_.get(), std::memory_order_release);
+  decoder_.emplace(&trace_, options.max_events, &ApiNameFromCupti);
+
+  Status s = CheckCupti(cuptiSubscribe(&subscriber_, &CuptiTracer::OnCallback, this),
+                        "cuptiSubscribe");
+  if (!s.ok()) {
+    subscriber_ = nullptr;
+    return fail(s);
+  }
+  s = CheckCupti(cuptiEnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE),
+                 "cuptiEnableDomain(RESOURCE)");
+  if (!s.ok()) return fail(s);
+  // One clock for CPU and GPU: CUPTI stamps records with ours. System thread ids, like gettid.
+  s = CheckCupti(cuptiActivityRegisterTimestampCallback(&TraceClock),
+                 "cuptiActivityRegisterTimestampCallback");
+  if (!s.ok()) return fail(s);
+  s = CheckCupti(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM),
+                 "cuptiSetThreadIdType");
+  if (!s.ok()) return fail(s);
+  s = CheckCupti(cuptiActivityRegisterCallbacks(&BufferRequested, &BufferCompleted),
+                 "cuptiActivityRegisterCallbacks");
+  if (!s.ok()) return fail(s);
+
+  std::vector<CUpti_ActivityKind> kinds = {
+      CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+      CUPTI_ACTIVITY_KIND_MEMCPY2,           CUPTI_ACTIVITY_KIND_MEMSET,
+      CUPTI_ACTIVITY_KIND_RUNTIME,           CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+  if (options.trace_driver_api) kinds.push_back(CUPTI_ACTIVITY_KIND_DRIVER);
+  for (CUpti_ActivityKind k : kinds) {
+    s = CheckCupti(cuptiActivityEnable(k), "cuptiActivityEnable");
+    if (!s.ok()) return fail(Status(s.code(), s.message() + " (kind " +
+                                                  std::to_string(static_cast<int>(k)) + ")"));
+    enabled_.push_back(k);
+  }
+  running_ = true;
+  return OkStatus();
+}
+
+Status CuptiTracer::Stop() {
+  if (!running_) return OkStatus();
+  running_ = false;
+  // Work still queued on the calling thread's context would otherwise be lost from the trace.
+  const CudaDriver& cu = Driver();
+  CUcontext ctx = nullptr;
+  if (cu.ok() && cu.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != nullptr) {
+    (void)cu.cuCtxSynchronize();
+  }
+  Status flushed =
+      CheckCupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
+  for (CUpti_ActivityKind k : enabled_) cuptiActivityDisable(k);
+  enabled_.clear();
+  if (subscriber_ != nullptr) {
+    cuptiUnsubscribe(subscriber_);
+    subscriber_ = nullptr;
+  }
+  {
+    std::lock_guard<std::mutex> lock(decode_mu_);
+    size_t dropped = 0;
+    // Records dropped with no context/stream to report them against.
+    if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS) {
+      trace_.drops.vendor_dropped += dropped;
+    }
+    trace_.end_ns = NowNs();
+    CollectEnvironment();
+  }
+  g_active.store(nullptr, std::memory_order_release);
+  // The pool stays alive with the tracer: CUPTI may still hold a buffer it never returns.
+  return flushed;
+}
+
+void CuptiTracer::CollectEnvironment() {
+  uint32_t cupti_version = 0;
+  if (cuptiGetVersion(&cupti_version) == CUPTI_SUCCESS) {
+    trace_.versions.emplace_back("cupti_version", cupti_version);
+  }
+  // The runtime may be linked statically (nvcc's default): only ask it when it is exported.
+  using RuntimeVersionFn = int (*)(int*);
+  if (auto fn = reinterpret_cast<RuntimeVersionFn>(dlsym(RTLD_DEFAULT, "cudaRuntimeGetVersion"))) {
+    int v = 0;
+    if (fn(&v) == 0) trace_.versions.emplace_back("cuda_runtime_version", v);
+  }
+  const CudaDriver& cu = Driver();
+  int driver_version = 0;
+  if (cu.ok() && cu.cuDriverGetVersion(&driver_version) == CUDA_SUCCESS) {
+    trace_.versions.emplace_back("cuda_driver_version", driver_version);
+  }
+  int count = 0;
+  if (cu.ok() && cu.cuDeviceGetCount(&count) == CUDA_SUCCESS) {
+    for (int i = 0; i < count; ++i) {
+      CUdevice dev;
+      if (cu.cuDeviceGet(&dev, i) != CUDA_SUCCESS) continue;
+      DeviceProperties p;
+      p.id = static_cast<uint32_t>(i);
+      char name[256] = {};
+      if (cu.cuDeviceGetName(name, sizeof(name), dev) == CUDA_SUCCESS) p.name = name;
+      size_t mem = 0;
+      if (cu.cuDeviceTotalMem(&mem, dev) == CUDA_SUCCESS) p.total_global_mem = mem;
+      auto attr = [&](CUdevice_attribute a) {
+        int v = 0;
+        return cu.cuDeviceGetAttribute(&v, a, dev) == CUDA_SUCCESS ? v : 0;
+      };
+      p.compute_major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+      p.compute_minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+      p.max_threads_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+      p.max_threads_per_multiprocessor = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+      p.regs_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
+      p.regs_per_multiprocessor = attr(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
+      p.warp_size = attr(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+      p.shared_mem_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+      p.shared_mem_per_multiprocessor =
+          attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
+      p.shared_mem_per_block_optin = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+      p.num_sms = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+      trace_.devices.push_back(std::move(p));
+    }
+  }
+  auto load = [](const std::atomic<uint64_t>& c) {
+    return static_cast<int64_t>(c.load(std::memory_order_relaxed));
+  };
+  trace_.counters.emplace_back("graphs_created", load(graph_counts_.graphs_created));
+  trace_.counters.emplace_back("graph_execs_created", load(graph_counts_.execs_created));
+  trace_.counters.emplace_back("graph_execs_destroyed", load(graph_counts_.execs_destroyed));
+  trace_.counters.emplace_back("graph_nodes_cloned", load(graph_counts_.nodes_cloned));
+  trace_.counters.emplace_back("graph_nodes_updated", load(graph_counts_.nodes_updated));
+  trace_.counters.emplace_back("graph_node_params_set", load(graph_counts_.node_params_set));
+  trace_.counters.emplace_back("activity_buffers_allocated",
+                               static_cast<int64_t>(pool_ ? pool_->allocated() : 0));
+
+  trace_.pid = static_cast<uint32_t>(getpid());
+  trace_.process_name = ReadFirstLine("/proc/self/comm");
+  std::vector<uint32_t> tids;
+  trace_.api.ForEach([&](const ApiCall& c) {
+    if (tids.empty() || tids.back() != c.tid) tids.push_back(c.tid);
+  });
+  std::sort(tids.begin(), tids.end());
+  tids.erase(std::unique(tids.begin(), tids.end()), tids.end());
+  for (uint32_t tid : tids) {
+    std::string comm = ReadFirstLine("/proc/self/task/" + std::to_string(tid) + "/comm");
+    trace_.thread_names.emplace_back(
+        tid, comm.empty() ? "thread " + std::to_string(tid)
+                          : "thread " + std::to_string(tid) + " (" + comm + ")");
+  }
+}
+
+namespace {
+[[maybe_unused]] const bool kRegistered =
+    RegisterTracer("cupti", []() -> std::unique_ptr<Tracer> { return std::make_unique<CuptiTracer>(); });
+}  // namespace
+
+}  // namespace nodescope::cupti

@@ -1,0 +1,81 @@
+// The CUPTI backend: activity buffers, resource callbacks, bounded buffer pool, drop accounting.
+#pragma once
+
+#include <cupti.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "backends/backend.h"
+#include "backends/cupti/cupti_decoder.h"
+
+namespace nodescope::cupti {
+
+// A fixed number of equal buffers handed to CUPTI. When all are in flight a request is refused
+// (CUPTI then drops records and counts them); memory use is bounded by count * size.
+class BufferPool {
+ public:
+  BufferPool(size_t buffer_bytes, size_t max_buffers);
+  ~BufferPool();
+  BufferPool(const BufferPool&) = delete;
+  BufferPool& operator=(const BufferPool&) = delete;
+
+  uint8_t* Acquire();  // nullptr when exhausted
+  void Release(uint8_t* buffer);
+  size_t buffer_bytes() const { return buffer_bytes_; }
+  size_t allocated() const;
+
+ private:
+  const size_t buffer_bytes_;
+  const size_t max_buffers_;
+  mutable std::mutex mu_;  // taken once per buffer (megabytes), never per record
+  std::vector<uint8_t*> free_;
+  std::vector<uint8_t*> all_;
+};
+
+// Counts of the graph lifecycle seen through CUPTI's resource callbacks. Atomics: callbacks run
+// on the application's threads.
+struct GraphCallbackCounts {
+  std::atomic<uint64_t> graphs_created{0};
+  std::atomic<uint64_t> graphs_cloned{0};
+  std::atomic<uint64_t> nodes_cloned{0};
+  std::atomic<uint64_t> execs_created{0};
+  std::atomic<uint64_t> execs_destroyed{0};
+  std::atomic<uint64_t> nodes_updated{0};
+  std::atomic<uint64_t> node_params_set{0};
+};
+
+class CuptiTracer final : public Tracer {
+ public:
+  CuptiTracer();
+  ~CuptiTracer() override;
+
+  std::string_view name() const override { return "cupti"; }
+  Status Start(const TracerOptions& options) override;
+  Status Stop() override;
+  Trace& trace() override { return trace_; }
+
+ private:
+  static void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);
+  static void CUPTIAPI BufferCompleted(CUcontext ctx, uint32_t stream_id, uint8_t* buffer,
+                                       size_t size, size_t valid_size);
+  static void CUPTIAPI OnCallback(void* userdata, CUpti_CallbackDomain domain,
+                                  CUpti_CallbackId cbid, const void* data);
+  void OnResource(CUpti_CallbackId cbid, const CUpti_ResourceData& data);
+  void CollectEnvironment();
+
+  Trace trace_;
+  std::unique_ptr<BufferPool> pool_;
+  std::mutex decode_mu_;  // serialises buffer completions (CUPTI's thread vs. a flushing thread)
+  std::optional<CuptiDecoder> decoder_;
+  CUpti_SubscriberHandle subscriber_ = nullptr;
+  std::vector<CUpti_ActivityKind> enabled_;
+  GraphCallbackCounts graph_counts_;
+  bool running_ = false;
+};
+
+}  // namespace nodescope::cupti

@@ -1,0 +1,441 @@
+// Chrome-trace JSON writer in kineto's schema: header, metadata, API calls, GPU work, ac2g flows.
+#include "export/chrome_trace_writer.h"
+
+#include <cxxabi.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <iterator>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace nodescope {
+namespace {
+
+// pid_max is at most 2^22, so this sorts GPU lanes after every CPU process, as kineto does.
+constexpr int64_t kGpuSortIndexBase = 1 << 22;
+
+const char* DirectionName(CopyDirection d) {
+  static constexpr const char* kNames[] = {"Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+                                           "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP"};
+  static_assert(std::size(kNames) == static_cast<size_t>(CopyDirection::kCount));
+  auto i = static_cast<size_t>(d);
+  return i < std::size(kNames) ? kNames[i] : "Unknown";
+}
+
+const char* MemoryKindName(MemoryKind k) {
+  static constexpr const char* kNames[] = {"Unknown",       "Pageable",      "Pinned",
+                                           "Device",        "Array",         "Managed",
+                                           "Device Static", "Managed Static"};
+  static_assert(std::size(kNames) == static_cast<size_t>(MemoryKind::kCount));
+  auto i = static_cast<size_t>(k);
+  return i < std::size(kNames) ? kNames[i] : "Unknown";
+}
+
+// Only "_Z..." is a mangled function name; __cxa_demangle would also turn "f" into "float".
+std::string Demangle(std::string_view name) {
+  if (name.size() < 2 || name[0] != '_' || name[1] != 'Z') return std::string(name);
+  int status = 0;
+  char* out = abi::__cxa_demangle(std::string(name).c_str(), nullptr, nullptr, &status);
+  std::string result = (status == 0 && out != nullptr) ? std::string(out) : std::string(name);
+  std::free(out);
+  return result;
+}
+
+__extension__ using Uint128 = unsigned __int128;
+
+uint64_t Saturate(Uint128 v) { return v > UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(v); }
+
+uint64_t Product3(const int32_t dims[3]) {
+  Uint128 p = 1;
+  for (int i = 0; i < 3; ++i) p *= static_cast<uint64_t>(std::max<int32_t>(dims[i], 0));
+  return Saturate(p);
+}
+
+class Writer {
+ public:
+  Writer(const Trace& trace, JsonOutput& out) : t_(trace), out_(out) {}
+
+  Status Write() {
+    Scan();
+    WriteHeader();
+    out_.Raw("  \"traceEvents\": [\n  ");
+    WriteMetadata();  // always writes at least one event, so every later one starts with ","
+    t_.api.ForEach([this](const ApiCall& a) { WriteApiCall(a); });
+    BuildCorrelationIndex();
+    t_.gpu.ForEach([this](const GpuActivity& a) { WriteGpu(a); });
+    out_.Raw("\n  ],\n  \"traceName\": ");
+    out_.String(t_.trace_name);
+    out_.Raw("\n}\n");
+    return out_.Flush();
+  }
+
+ private:
+  // One pass over the GPU records: base time, devices and streams for the metadata.
+  void Scan() {
+    uint64_t earliest = UINT64_MAX;
+    uint64_t last_key = UINT64_MAX;
+    std::unordered_set<uint64_t> keys;
+    t_.gpu.ForEach([&](const GpuActivity& a) {
+      if (a.start_ns != 0) earliest = std::min(earliest, a.start_ns);
+      uint64_t key = (uint64_t{a.device} << 32) | a.stream;
+      if (key != last_key) keys.insert(key), last_key = key;
+    });
+    t_.api.ForEach([&](const ApiCall& a) {
+      if (a.start_ns != 0) earliest = std::min(earliest, a.start_ns);
+    });
+    base_ns_ = t_.start_ns != 0 ? t_.start_ns : (earliest == UINT64_MAX ? 0 : earliest);
+    streams_.assign(keys.begin(), keys.end());
+    std::sort(streams_.begin(), streams_.end());
+    for (uint64_t k : streams_) device_ids_.push_back(static_cast<uint32_t>(k >> 32));
+    for (const DeviceProperties& d : t_.devices) device_ids_.push_back(d.id);
+    std::sort(device_ids_.begin(), device_ids_.end());
+    device_ids_.erase(std::unique(device_ids_.begin(), device_ids_.end()), device_ids_.end());
+  }
+
+  void WriteHeader() {
+    out_.Raw("{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [");
+    const char* sep = "\n    ";
+    for (const DeviceProperties& d : t_.devices) {
+      out_.Raw(sep);
+      sep = ",\n    ";
+      out_.Raw("{\"id\":");
+      out_.Uint(d.id);
+      out_.Raw(",\"name\":");
+      out_.String(d.name);
+      out_.Raw(",\"totalGlobalMem\":");
+      out_.Uint(d.total_global_mem);
+      const std::pair<std::string_view, int> ints[] = {
+          {",\"computeMajor\":", d.compute_major},
+          {",\"computeMinor\":", d.compute_minor},
+          {",\"maxThreadsPerBlock\":", d.max_threads_per_block},
+          {",\"maxThreadsPerMultiprocessor\":", d.max_threads_per_multiprocessor},
+          {",\"regsPerBlock\":", d.regs_per_block},
+          {",\"regsPerMultiprocessor\":", d.regs_per_multiprocessor},
+          {",\"warpSize\":", d.warp_size},
+          {",\"sharedMemPerBlock\":", d.shared_mem_per_block},
+          {",\"sharedMemPerMultiprocessor\":", d.shared_mem_per_multiprocessor},
+          {",\"numSms\":", d.num_sms},
+          {",\"sharedMemPerBlockOptin\":", d.shared_mem_per_block_optin},
+      };
+      for (const auto& [key, value] : ints) out_.Raw(key), out_.Int(value);
+      out_.Char('}');
+    }
+    out_.Raw(t_.devices.empty() ? "],\n" : "\n  ],\n");
+    for (const auto& [name, value] : t_.versions) {
+      out_.Raw("  ");
+      out_.String(name);
+      out_.Raw(": ");
+      out_.Int(value);
+      out_.Raw(",\n");
+    }
+    const DropCounters& d = t_.drops;
+    out_.Raw("  \"nodescope\": {\"version\":\"" NODESCOPE_VERSION_STRING
+             "\",\"dropped_records\":{\"vendor_dropped\":");
+    out_.Uint(d.vendor_dropped);
+    out_.Raw(",\"buffers_refused\":");
+    out_.Uint(d.buffers_refused);
+    out_.Raw(",\"store_full\":");
+    out_.Uint(d.store_full);
+    out_.Raw(",\"unknown_records\":");
+    out_.Uint(d.unknown_records);
+    out_.Raw(",\"total\":");
+    out_.Uint(d.Total());
+    out_.Char('}');
+    for (const auto& [name, value] : t_.counters) {
+      out_.Char(',');
+      out_.String(name);
+      out_.Char(':');
+      out_.Int(value);
+    }
+    out_.Raw("},\n  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": ");
+    out_.Uint(base_ns_);
+    out_.Raw(",\n");
+  }
+
+  // {"name":"<what>","ph":"M","pid":P,"tid":T,"args":{"<key>":
+  void MetadataHead(std::string_view what, uint64_t pid, uint64_t tid, std::string_view key) {
+    out_.Raw("{\"name\":\"");
+    out_.Raw(what);
+    out_.Raw("\",\"ph\":\"M\",\"pid\":");
+    out_.Uint(pid);
+    out_.Raw(",\"tid\":");
+    out_.Uint(tid);
+    out_.Raw(",\"args\":{\"");
+    out_.Raw(key);
+    out_.Raw("\":");
+  }
+
+  void WriteMetadata() {
+    MetadataHead("process_name", t_.pid, 0, "name");
+    out_.String(t_.process_name);
+    out_.Raw("}}");
+    for (uint32_t id : device_ids_) {
+      out_.Raw(",\n  ");
+      MetadataHead("process_name", id, 0, "name");
+      out_.Raw("\"GPU ");
+      out_.Uint(id);
+      out_.Raw("\"}}");
+      const DeviceProperties* dev = FindDevice(id);
+      if (dev != nullptr && !dev->name.empty()) {
+        out_.Raw(",\n  ");
+        MetadataHead("process_labels", id, 0, "labels");
+        out_.String(dev->name);
+        out_.Raw("}}");
+      }
+      out_.Raw(",\n  ");
+      MetadataHead("process_sort_index", id, 0, "sort_index");
+      out_.Int(kGpuSortIndexBase + id);
+      out_.Raw("}}");
+    }
+    for (uint64_t key : streams_) {
+      out_.Raw(",\n  ");
+      MetadataHead("thread_name", key >> 32, key & 0xFFFFFFFFu, "name");
+      out_.Raw("\"stream ");
+      out_.Uint(key & 0xFFFFFFFFu);
+      out_.Raw("\"}}");
+    }
+    for (const auto& [tid, name] : t_.thread_names) {
+      out_.Raw(",\n  ");
+      MetadataHead("thread_name", t_.pid, tid, "name");
+      out_.String(name);
+      out_.Raw("}}");
+    }
+  }
+
+  const DeviceProperties* FindDevice(uint32_t id) const {
+    for (const DeviceProperties& d : t_.devices) {
+      if (d.id == id) return &d;
+    }
+    return nullptr;
+  }
+
+  // Multiprocessor count of a device, 0 when unknown. Cached: kernels come in runs per device.
+  uint64_t SmsOf(uint32_t device) {
+    if (device != sms_device_) {
+      const DeviceProperties* d = FindDevice(device);
+      sms_device_ = device;
+      sms_ = d != nullptr && d->num_sms > 0 ? static_cast<uint64_t>(d->num_sms) : 0;
+    }
+    return sms_;
+  }
+
+  void Time(uint64_t start_ns, uint64_t end_ns) {
+    out_.Raw(",\"ts\":");
+    out_.MicrosFromNs(static_cast<int64_t>(start_ns - base_ns_));
+    out_.Raw(",\"dur\":");
+    out_.MicrosFromNs(end_ns > start_ns ? static_cast<int64_t>(end_ns - start_ns) : 0);
+  }
+
+  // `,\n  {"ph":"X","cat":"<cat>","name":"<escaped name>"` for one (name, domain), built once.
+  const std::string& ApiPrefix(const ApiCall& a) {
+    size_t domain = std::min<size_t>(static_cast<size_t>(a.domain), kApiDomainCat.size() - 1);
+    StringId name = a.name < t_.strings.size() ? a.name : kNoString;
+    size_t slot = size_t{name} * kApiDomainCat.size() + domain;
+    if (slot >= api_prefix_.size()) api_prefix_.resize(t_.strings.size() * kApiDomainCat.size());
+    std::string& s = api_prefix_[slot];
+    if (s.empty()) {
+      s = ",\n  {\"ph\":\"X\",\"cat\":\"";
+      s += kApiDomainCat[domain];
+      s += "\",\"name\":";
+      JsonOutput::AppendEscaped(t_.strings.Get(name), s);
+    }
+    return s;
+  }
+
+  void WriteApiCall(const ApiCall& a) {
+    out_.Raw(ApiPrefix(a));
+    out_.Raw(",\"pid\":");
+    out_.Uint(a.pid);
+    out_.Raw(",\"tid\":");
+    out_.Uint(a.tid);
+    Time(a.start_ns, a.end_ns);
+    out_.Raw(",\"args\":{\"cbid\":");
+    out_.Uint(a.cbid);
+    out_.Raw(",\"correlation\":");
+    out_.Uint(a.correlation_id);
+    out_.Raw("}}");
+  }
+
+  void BuildCorrelationIndex() {
+    api_by_correlation_.reserve(t_.api.size());
+    t_.api.ForEach([this](const ApiCall& a) {
+      if (a.correlation_id == 0) return;
+      auto [it, inserted] = api_by_correlation_.try_emplace(a.correlation_id, &a);
+      if (!inserted && it->second->domain != ApiDomain::kRuntime &&
+          a.domain == ApiDomain::kRuntime) {
+        it->second = &a;
+      }
+    });
+  }
+
+  // `,\n  {"ph":"X","cat":"kernel","name":"<demangled, escaped>"`, built once per name.
+  const std::string& KernelPrefix(StringId name) {
+    if (name >= t_.strings.size()) name = kNoString;
+    if (name >= kernel_prefix_.size()) kernel_prefix_.resize(t_.strings.size());
+    std::string& s = kernel_prefix_[name];
+    if (s.empty()) {
+      s = ",\n  {\"ph\":\"X\",\"cat\":\"kernel\",\"name\":";
+      JsonOutput::AppendEscaped(Demangle(t_.strings.Get(name)), s);
+    }
+    return s;
+  }
+
+  void WriteGpu(const GpuActivity& a) {
+    if (a.kind >= ActivityKind::kCount) return;  // not a kind we know how to write
+    switch (a.kind) {
+      case ActivityKind::kKernel:
+        out_.Raw(KernelPrefix(a.kernel.name));
+        break;
+      case ActivityKind::kMemcpy:
+        out_.Raw(",\n  {\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy ");
+        out_.Raw(DirectionName(a.copy.direction));
+        out_.Raw(" (");
+        out_.Raw(MemoryKindName(a.copy.src_kind));
+        out_.Raw(" -> ");
+        out_.Raw(MemoryKindName(a.copy.dst_kind));
+        out_.Raw(")\"");
+        break;
+      case ActivityKind::kMemset:
+        out_.Raw(",\n  {\"ph\":\"X\",\"cat\":\"gpu_memset\",\"name\":\"Memset (");
+        out_.Raw(MemoryKindName(a.fill.memory_kind));
+        out_.Raw(")\"");
+        break;
+      case ActivityKind::kCount:
+        return;
+    }
+    out_.Raw(",\"pid\":");
+    out_.Uint(a.device);
+    out_.Raw(",\"tid\":");
+    out_.Uint(a.stream);
+    Time(a.start_ns, a.end_ns);
+    out_.Raw(a.kind == ActivityKind::kKernel ? ",\"args\":{\"queued\":0,\"device\":"
+                                             : ",\"args\":{\"device\":");
+    out_.Uint(a.device);
+    out_.Raw(",\"context\":");
+    out_.Uint(a.context);
+    out_.Raw(",\"stream\":");
+    out_.Uint(a.stream);
+    out_.Raw(",\"correlation\":");
+    out_.Uint(a.correlation_id);
+    if (a.kind == ActivityKind::kKernel) {
+      WriteKernelArgs(a);
+    } else {
+      uint64_t bytes = a.kind == ActivityKind::kMemcpy ? a.copy.bytes : a.fill.bytes;
+      out_.Raw(",\"bytes\":");
+      out_.Uint(bytes);
+      out_.Raw(",\"memory bandwidth (GB/s)\":");  // bytes per ns is GB/s
+      out_.Ratio(bytes, a.end_ns > a.start_ns ? a.end_ns - a.start_ns : 0);
+    }
+    if (a.graph_id != 0) {
+      out_.Raw(",\"graph id\":");
+      out_.Uint(a.graph_id);
+      out_.Raw(",\"graph node id\":");
+      out_.Uint(a.graph_node_id);
+    }
+    out_.Raw("}}");
+    WriteFlow(a);
+  }
+
+  void WriteKernelArgs(const GpuActivity& a) {
+    const KernelDetails& k = a.kernel;
+    out_.Raw(",\"registers per thread\":");
+    out_.Uint(k.registers_per_thread);
+    out_.Raw(",\"shared memory\":");
+    out_.Uint(uint64_t{k.static_shared_bytes} + k.dynamic_shared_bytes);
+    if (uint64_t sms = SmsOf(a.device); sms != 0) {
+      uint64_t blocks = Product3(k.grid);
+      uint64_t warps_per_block = (Product3(k.block) + 31) / 32;
+      out_.Raw(",\"blocks per SM\":");
+      out_.Ratio(blocks, sms);
+      out_.Raw(",\"warps per SM\":");
+      out_.Ratio(Saturate(Uint128{blocks} * warps_per_block), sms);
+    }
+    out_.Raw(",\"grid\":[");
+    out_.Int(k.grid[0]);
+    out_.Char(',');
+    out_.Int(k.grid[1]);
+    out_.Char(',');
+    out_.Int(k.grid[2]);
+    out_.Raw("],\"block\":[");
+    out_.Int(k.block[0]);
+    out_.Char(',');
+    out_.Int(k.block[1]);
+    out_.Char(',');
+    out_.Int(k.block[2]);
+    out_.Char(']');
+  }
+
+  // One s/f pair per GPU activity, each with its own id: a viewer binds one "s" to one "f", so a
+  // graph launch gets one arrow to each of its nodes.
+  void WriteFlow(const GpuActivity& a) {
+    if (a.correlation_id == 0) return;
+    auto it = api_by_correlation_.find(a.correlation_id);
+    if (it == api_by_correlation_.end()) return;
+    const ApiCall& api = *it->second;
+    const uint64_t id = ++flow_id_;
+    out_.Raw(",\n  {\"ph\":\"s\",\"id\":");
+    out_.Uint(id);
+    out_.Raw(",\"pid\":");
+    out_.Uint(api.pid);
+    out_.Raw(",\"tid\":");
+    out_.Uint(api.tid);
+    out_.Raw(",\"ts\":");
+    out_.MicrosFromNs(static_cast<int64_t>(api.start_ns - base_ns_));
+    out_.Raw(",\"cat\":\"ac2g\",\"name\":\"ac2g\"}");
+    out_.Raw(",\n  {\"ph\":\"f\",\"id\":");
+    out_.Uint(id);
+    out_.Raw(",\"pid\":");
+    out_.Uint(a.device);
+    out_.Raw(",\"tid\":");
+    out_.Uint(a.stream);
+    out_.Raw(",\"ts\":");
+    out_.MicrosFromNs(static_cast<int64_t>(a.start_ns - base_ns_));
+    out_.Raw(",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\"}");
+  }
+
+  const Trace& t_;
+  JsonOutput& out_;
+  uint64_t base_ns_ = 0;
+  std::vector<uint64_t> streams_;  // (device << 32) | stream, sorted
+  std::vector<uint32_t> device_ids_;
+  std::vector<std::string> kernel_prefix_;  // by StringId, "" until first use
+  std::vector<std::string> api_prefix_;     // by StringId * domains + domain
+  std::unordered_map<uint32_t, const ApiCall*> api_by_correlation_;
+  uint32_t sms_device_ = UINT32_MAX;
+  uint64_t sms_ = 0;
+  uint64_t flow_id_ = 0;
+};
+
+}  // namespace
+
+Status WriteChromeTrace(const Trace& trace, JsonOutput& out) { return Writer(trace, out).Write(); }
+
+Status WriteChromeTraceFile(const Trace& trace, const std::string& path) {
+  const std::string tmp = path + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    int err = errno;
+    return ErrnoError("cannot create " + tmp + " (is the directory writable?)", err);
+  }
+  Status status;
+  {
+    FdJsonOutput out(fd);
+    status = WriteChromeTrace(trace, out);
+  }
+  if (::close(fd) != 0 && status.ok()) status = ErrnoError("close " + tmp, errno);
+  if (status.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    status = ErrnoError("rename " + tmp + " to " + path, err);
+  }
+  if (!status.ok()) ::unlink(tmp.c_str());
+  return status;
+}
+
+}  // namespace nodescope

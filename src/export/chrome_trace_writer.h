@@ -1,0 +1,20 @@
+// Writes a Trace as Chrome-trace JSON in the schema PyTorch's profiler (kineto) writes.
+#pragma once
+
+#include <string>
+
+#include "base/status.h"
+#include "export/json_output.h"
+#include "model/trace.h"
+
+namespace nodescope {
+
+// Writes the whole document and flushes `out`; returns the first output error.
+// Timestamps are written relative to "baseTimeNanoseconds" (trace.start_ns, or the earliest
+// record when that is 0), in microseconds with three decimals, as kineto does.
+Status WriteChromeTrace(const Trace& trace, JsonOutput& out);
+
+// Writes to `path` + ".tmp" and renames it onto `path`, so a reader never sees half a file.
+Status WriteChromeTraceFile(const Trace& trace, const std::string& path);
+
+}  // namespace nodescope

@@ -1,0 +1,23 @@
+// Trace summaries.
+#include "model/trace.h"
+
+namespace nodescope {
+
+TraceSummary Summarize(const Trace& trace) {
+  TraceSummary s;
+  s.gpu_events = trace.gpu.size();
+  trace.gpu.ForEach([&](const GpuActivity& a) {
+    switch (a.kind) {
+      case ActivityKind::kKernel: ++s.kernels; break;
+      case ActivityKind::kMemcpy: ++s.memcpys; break;
+      case ActivityKind::kMemset: ++s.memsets; break;
+      case ActivityKind::kCount: break;
+    }
+    if (a.graph_id != 0) ++s.graph_events;
+  });
+  s.api_calls = trace.api.size();
+  s.dropped = trace.drops.Total();
+  return s;
+}
+
+}  // namespace nodescope

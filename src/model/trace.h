@@ -1,0 +1,75 @@
+// A whole trace in neutral form: what backends fill and writers read.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/chunked_vector.h"
+#include "base/string_table.h"
+#include "model/records.h"
+
+namespace nodescope {
+
+// The fields kineto writes under "deviceProperties".
+struct DeviceProperties {
+  uint32_t id = 0;
+  std::string name;
+  uint64_t total_global_mem = 0;
+  int compute_major = 0;
+  int compute_minor = 0;
+  int max_threads_per_block = 0;
+  int max_threads_per_multiprocessor = 0;
+  int regs_per_block = 0;
+  int regs_per_multiprocessor = 0;
+  int warp_size = 0;
+  int shared_mem_per_block = 0;
+  int shared_mem_per_multiprocessor = 0;
+  int shared_mem_per_block_optin = 0;
+  int num_sms = 0;
+};
+
+// Records lost anywhere between the vendor and the file. All of it is written into the trace.
+struct DropCounters {
+  uint64_t vendor_dropped = 0;         // the vendor SDK said it dropped records
+  uint64_t buffers_refused = 0;        // buffer requests refused because the pool was exhausted
+  uint64_t store_full = 0;             // records decoded but not kept: NODESCOPE_MAX_EVENTS reached
+  uint64_t unknown_records = 0;        // record kinds we do not decode (counted, not kept)
+  uint64_t Total() const { return vendor_dropped + store_full; }
+};
+
+struct Trace {
+  StringTable strings;
+  ChunkedVector<GpuActivity> gpu;
+  ChunkedVector<ApiCall> api;
+  ChunkedVector<ExternalCorrelation> external;
+
+  std::vector<DeviceProperties> devices;
+  // "cupti_version", "cuda_runtime_version", "cuda_driver_version", ... written as top-level ints.
+  std::vector<std::pair<std::string, int64_t>> versions;
+  // Free-form counters written under "nodescope" (e.g. graph execs seen).
+  std::vector<std::pair<std::string, int64_t>> counters;
+  DropCounters drops;
+
+  uint32_t pid = 0;
+  std::string process_name;
+  std::vector<std::pair<uint32_t, std::string>> thread_names;  // tid -> name
+  uint64_t start_ns = 0;  // trace window, in the trace clock
+  uint64_t end_ns = 0;
+  std::string trace_name;
+};
+
+// Small summary printed by `nodescope run` and returned by the session API.
+struct TraceSummary {
+  uint64_t gpu_events = 0;
+  uint64_t kernels = 0;
+  uint64_t memcpys = 0;
+  uint64_t memsets = 0;
+  uint64_t graph_events = 0;  // GPU events carrying graph keys
+  uint64_t api_calls = 0;
+  uint64_t dropped = 0;
+};
+TraceSummary Summarize(const Trace& trace);
+
+}  // namespace nodescope

@@ -1,0 +1,23 @@
+"""GPU test: the in-process C++ API traces only the region between Start and Stop."""
+import os
+import subprocess
+
+from gpu_common import Checker, gpu_events, load, setup
+
+args, tmp = setup()
+c = Checker("gpu_in_process")
+out = os.path.join(tmp, "region.json")
+r = subprocess.run([os.path.join(args.bin_dir, "in_process"), out], capture_output=True,
+                   text=True, timeout=120)
+print(r.stdout, r.stderr)
+c.check(r.returncode == 0, f"in_process exits 0 (got {r.returncode})")
+kernels = gpu_events(load(out), ("kernel",))
+c.check(len(kernels) == 40, f"40 kernels in the region, none from before it (got {len(kernels)})")
+c.check(len({k["args"]["graph node id"] for k in kernels if "graph id" in k["args"]}) == 4,
+        "4 distinct graph node ids")
+r = subprocess.run([args.nodescope, "run", "-o", os.path.join(tmp, "both.json"), "--",
+                    os.path.join(args.bin_dir, "in_process"), os.path.join(tmp, "inner.json")],
+                   capture_output=True, text=True, timeout=120)
+c.check(r.returncode == 1 and "already traced" in r.stderr,
+        "in-process API under `nodescope run` refuses clearly")
+c.finish()

@@ -1,0 +1,80 @@
+// Tests of program lookup, exit statuses and signal handling of the child launcher.
+#include "child_process.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+namespace nodescope::cli {
+namespace {
+
+std::string TempDir() {
+  char tmpl[] = "/tmp/nodescope-test-XXXXXX";
+  return mkdtemp(tmpl);
+}
+
+TEST(ResolveProgram, SearchesPathAndReportsWhy) {
+  auto sh = ResolveProgram("sh", "/nonexistent:/bin:/usr/bin");
+  ASSERT_TRUE(sh.ok()) << sh.status().ToString();
+  EXPECT_NE(sh->find("/sh"), std::string::npos);
+  auto missing = ResolveProgram("definitely-not-a-program-xyz", "/bin:/usr/bin");
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find("not found"), std::string::npos);
+  EXPECT_EQ(ResolveProgram("./no/such/file", nullptr).status().code(), StatusCode::kNotFound);
+
+  std::string dir = TempDir();
+  std::string plain = dir + "/plain.txt";
+  std::ofstream(plain) << "not a program";
+  chmod(plain.c_str(), 0644);
+  EXPECT_EQ(ResolveProgram(plain, nullptr).status().code(), StatusCode::kPermissionDenied);
+}
+
+TEST(RunChild, PassesExitCodeEnvironmentAndReport) {
+  auto r = RunChild({"/bin/sh", "-c",
+                     "echo \"trace\tpid=$$\tvalue=$NODESCOPE_TEST_VALUE\" >&$NODESCOPE_REPORT_FD;"
+                     " [ \"$NODESCOPE_ROOT_PID\" = \"$$\" ] || exit 9; exit 3"},
+                    {"NODESCOPE_TEST_VALUE=42"});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->exit_status, 3);
+  EXPECT_EQ(r->signal, 0);
+  ASSERT_EQ(r->report_lines.size(), 1u);
+  EXPECT_NE(r->report_lines[0].find("value=42"), std::string::npos);
+  EXPECT_NE(r->report_lines[0].find("pid=" + std::to_string(r->pid)), std::string::npos);
+}
+
+TEST(RunChild, SignalDeathIsReportedAsShellStatus) {
+  auto r = RunChild({"/bin/sh", "-c", "kill -TERM $$"}, {});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->signal, SIGTERM);
+  EXPECT_EQ(r->exit_status, 128 + SIGTERM);
+}
+
+TEST(RunChild, ForwardsTerminationSentToUs) {
+  // The child traps TERM and reports it; we send TERM to ourselves (as `kill <nodescope>` would).
+  pid_t self = getpid();
+  std::string script =
+      "trap 'echo got-term >&$NODESCOPE_REPORT_FD; exit 7' TERM; "
+      "kill -TERM " + std::to_string(self) + "; i=0; while [ $i -lt 100 ]; do sleep 0.05; "
+      "i=$((i+1)); done; exit 1";
+  auto r = RunChild({"/bin/sh", "-c", script}, {});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->exit_status, 7);
+  ASSERT_EQ(r->report_lines.size(), 1u);
+  EXPECT_EQ(r->report_lines[0], "got-term");
+}
+
+TEST(CheckWritable, ReportsUnwritableFolders) {
+  std::string dir = TempDir();
+  EXPECT_TRUE(CheckWritable(dir + "/t.json").ok());
+  EXPECT_EQ(access((dir + "/t.json.nodescope-probe").c_str(), F_OK), -1) << "probe left behind";
+  Status s = CheckWritable("/nonexistent-dir-xyz/t.json");
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("/nonexistent-dir-xyz/t.json"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace nodescope::cli

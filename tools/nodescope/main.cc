@@ -1,0 +1,20 @@
+// nodescope: the command-line entry point. Subcommands live in their own files.
+#include <CLI/CLI.hpp>
+
+#include "run_command.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"nodescope: a GPU tracer that names every graph node across replays"};
+  app.set_version_flag("--version", "nodescope 0.1.0");
+  app.require_subcommand(1);
+  int exit_code = 0;
+  nodescope::cli::AddRunCommand(app, &exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    // CLI11 returns 0 for --help/--version; usage errors get 2, like other tools.
+    return rc == 0 ? 0 : 2;
+  }
+  return exit_code;
+}
