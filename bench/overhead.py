@@ -7,6 +7,7 @@ all three see the same machine state. Prints medians and ratios.
 """
 import argparse
 import os
+import random
 import re
 import statistics
 import subprocess
@@ -16,8 +17,8 @@ import time
 p = argparse.ArgumentParser()
 p.add_argument("--bin-dir", required=True)
 p.add_argument("--lib-dir", required=True)
-p.add_argument("--replays", type=int, default=1000)
-p.add_argument("--rounds", type=int, default=7)
+p.add_argument("--replays", type=int, default=5000)
+p.add_argument("--rounds", type=int, default=9)
 p.add_argument("--extra", action="append", default=[],
                help="NAME=ENV1=V1,ENV2=V2: another nodescope configuration to time")
 a = p.parse_args()
@@ -29,6 +30,9 @@ configs = {
     "nodescope": ([os.path.join(a.bin_dir, "nodescope"), "run", "-o", os.path.join(tmp, "t.json"),
                    "--"] + example, {}),
 }
+configs["injected_only"] = (example, {
+    "CUDA_INJECTION64_PATH": os.path.join(a.lib_dir, "libnodescope.so"),
+    "NODESCOPE_OUTPUT": os.path.join(tmp, "direct.json")})
 for spec in a.extra:
     name, _, envs = spec.partition("=")
     env = dict(kv.split("=", 1) for kv in envs.split(",") if kv)
@@ -36,8 +40,12 @@ for spec in a.extra:
 
 loop = {k: [] for k in configs}
 wall = {k: [] for k in configs}
-for _ in range(a.rounds):
-    for name, (cmd, env) in configs.items():
+rng = random.Random(1)
+names = list(configs)
+for _ in range(a.rounds + 1):
+    rng.shuffle(names)  # no configuration always runs first or last in a round
+    for name in names:
+        cmd, env = configs[name]
         t0 = time.perf_counter()
         r = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **env})
         wall[name].append((time.perf_counter() - t0) * 1e3)
@@ -45,14 +53,19 @@ for _ in range(a.rounds):
         if r.returncode != 0 or not m:
             raise SystemExit(f"{name} failed: {r.returncode}\n{r.stdout}\n{r.stderr}")
         loop[name].append(float(m.group(1)))
+for name in configs:  # the first round warms the GPU, the driver and the page cache
+    loop[name] = loop[name][1:]
+    wall[name] = wall[name][1:]
 
 dispatches = a.replays * 32
-print(f"workload: {a.replays} replays x 32 kernels = {dispatches} graph kernels, {a.rounds} rounds")
-print(f"{'config':<14}{'loop ms (median)':>18}{'vs bare':>10}{'vs floor':>10}{'wall ms':>10}")
+print(f"workload: {a.replays} replays x 32 kernels = {dispatches} graph kernels, {a.rounds} rounds (+1 warm-up), order shuffled per round")
+print(f"{'config':<16}{'loop ms median':>15}{'min':>9}{'max':>9}{'vs bare':>9}{'vs floor':>9}"
+      f"{'wall ms':>9}")
 bl, fl = statistics.median(loop["bare"]), statistics.median(loop["cupti_floor"])
 for name in configs:
     lm, wm = statistics.median(loop[name]), statistics.median(wall[name])
-    print(f"{name:<14}{lm:>18.2f}{lm / bl:>10.3f}{lm / fl:>10.3f}{wm:>10.1f}")
+    print(f"{name:<16}{lm:>15.2f}{min(loop[name]):>9.2f}{max(loop[name]):>9.2f}{lm / bl:>9.3f}"
+          f"{lm / fl:>9.3f}{wm:>9.1f}")
 ns = statistics.median(loop["nodescope"])
 print(f"per dispatch: floor +{(fl - bl) * 1e6 / dispatches:.0f} ns over bare, nodescope "
       f"+{(ns - fl) * 1e6 / dispatches:.0f} ns over the floor")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs nodescope's build dependencies from Debian's packages (idempotent; root or sudo).
 set -euo pipefail
-packages=(cmake g++ make python3 libgtest-dev libbenchmark-dev libcli11-dev)
+packages=(cmake g++ make python3 libgtest-dev libbenchmark-dev libcli11-dev libsimdjson-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

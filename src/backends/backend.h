@@ -18,6 +18,9 @@ struct TracerOptions {
   size_t max_buffers = 64;         // buffers in flight; past this the vendor drops (counted)
   uint64_t max_events = 50'000'000;  // records kept; past this they are counted as store_full
   bool trace_driver_api = true;
+  // Engine-issued graph keys (src/attribution); NODESCOPE_DISABLE_GRAPH_ATTRIBUTION=1 turns it
+  // off and records keep the vendor's native ids (CUPTI's, which alias after exec updates).
+  bool graph_attribution = true;
 };
 
 // Reads NODESCOPE_BUFFER_SIZE_MB, NODESCOPE_MAX_BUFFERS, NODESCOPE_MAX_EVENTS; bad values are

@@ -2,6 +2,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <mutex>
+#include <string>
 #include <utility>
 
 #include "backends/backend.h"
@@ -48,6 +49,15 @@ StatusOr<TracerOptions> TracerOptionsFromEnv() {
   o.buffer_bytes = static_cast<size_t>(mb) << 20;
   o.max_buffers = static_cast<size_t>(buffers);
   o.max_events = events;
+  if (const char* off = std::getenv("NODESCOPE_DISABLE_GRAPH_ATTRIBUTION")) {
+    std::string v = off;
+    if (v == "1" || v == "true" || v == "yes") {
+      o.graph_attribution = false;
+    } else if (!v.empty() && v != "0" && v != "false" && v != "no") {
+      return InvalidArgumentError("NODESCOPE_DISABLE_GRAPH_ATTRIBUTION='" + v +
+                                  "' is not one of 1/true/yes/0/false/no");
+    }
+  }
   return o;
 }
 

@@ -154,6 +154,22 @@ class Writer {
       out_.Char(':');
       out_.Int(value);
     }
+    if (!t_.attribution.mode.empty()) {
+      out_.Raw(",\"attribution\":{\"mode\":");
+      out_.String(t_.attribution.mode);
+      out_.Raw(",\"fresh_graph_ids\":");
+      out_.Uint(t_.attribution.fresh_graph_ids);
+      out_.Raw(",\"withheld\":{");
+      bool first = true;
+      for (const auto& [reason, count] : t_.attribution.withheld) {
+        if (!first) out_.Char(',');
+        first = false;
+        out_.String(reason);
+        out_.Char(':');
+        out_.Uint(count);
+      }
+      out_.Raw("}}");
+    }
     out_.Raw("},\n  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": ");
     out_.Uint(base_ns_);
     out_.Raw(",\n");

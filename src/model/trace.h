@@ -39,6 +39,13 @@ struct DropCounters {
   uint64_t Total() const { return vendor_dropped + store_full; }
 };
 
+// How graph keys were assigned, written under "nodescope"."attribution".
+struct AttributionInfo {
+  std::string mode;  // "native", "disabled", or empty when the backend has no graph attribution
+  uint64_t fresh_graph_ids = 0;                            // ids issued after in-place changes
+  std::vector<std::pair<std::string, uint64_t>> withheld;  // reason -> records without keys
+};
+
 struct Trace {
   StringTable strings;
   ChunkedVector<GpuActivity> gpu;
@@ -51,6 +58,7 @@ struct Trace {
   // Free-form counters written under "nodescope" (e.g. graph execs seen).
   std::vector<std::pair<std::string, int64_t>> counters;
   DropCounters drops;
+  AttributionInfo attribution;
 
   uint32_t pid = 0;
   std::string process_name;

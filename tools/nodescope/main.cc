@@ -1,6 +1,7 @@
 // nodescope: the command-line entry point. Subcommands live in their own files.
 #include <CLI/CLI.hpp>
 
+#include "check_command.h"
 #include "run_command.h"
 
 int main(int argc, char** argv) {
@@ -9,6 +10,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = 0;
   nodescope::cli::AddRunCommand(app, &exit_code);
+  nodescope::cli::AddCheckCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

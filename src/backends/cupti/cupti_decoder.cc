@@ -51,8 +51,9 @@ std::string_view StripApiVersionSuffix(std::string_view name) {
   return name.substr(0, pos);
 }
 
-CuptiDecoder::CuptiDecoder(Trace* trace, uint64_t max_events, ApiNameFn api_name)
-    : trace_(trace), max_events_(max_events), api_name_(api_name) {}
+CuptiDecoder::CuptiDecoder(Trace* trace, uint64_t max_events, ApiNameFn api_name,
+                           NativeIdAttributor* attributor)
+    : trace_(trace), max_events_(max_events), api_name_(api_name), attributor_(attributor) {}
 
 bool CuptiDecoder::Room() {
   if (decoded_ < max_events_) {
@@ -98,6 +99,7 @@ bool CuptiDecoder::Decode(const CUpti_Activity* record) {
 }
 
 void CuptiDecoder::DecodeBuffer(uint8_t* buffer, size_t valid_bytes) {
+  if (attributor_ != nullptr) attributor_->Drain();
   CUpti_Activity* record = nullptr;
   while (cuptiActivityGetNextRecord(buffer, valid_bytes, &record) == CUPTI_SUCCESS) {
     Decode(record);
@@ -118,7 +120,7 @@ void CuptiDecoder::DecodeKernel(const CUpti_ActivityKernel10& k) {
   a.kernel.static_shared_bytes = ClampU32(k.staticSharedMemory);
   a.kernel.dynamic_shared_bytes = ClampU32(k.dynamicSharedMemory);
   a.kernel.registers_per_thread = k.registersPerThread;
-  trace_->gpu.push_back(a);
+  Keep(a);
 }
 
 void CuptiDecoder::DecodeMemcpy(const CUpti_ActivityMemcpy6& m) {
@@ -129,7 +131,7 @@ void CuptiDecoder::DecodeMemcpy(const CUpti_ActivityMemcpy6& m) {
   a.copy.direction = ToDirection(m.copyKind);
   a.copy.src_kind = ToMemoryKind(m.srcKind);
   a.copy.dst_kind = ToMemoryKind(m.dstKind);
-  trace_->gpu.push_back(a);
+  Keep(a);
 }
 
 void CuptiDecoder::DecodeMemcpyPtoP(const CUpti_ActivityMemcpyPtoP4& m) {
@@ -140,7 +142,7 @@ void CuptiDecoder::DecodeMemcpyPtoP(const CUpti_ActivityMemcpyPtoP4& m) {
   a.copy.direction = ToDirection(m.copyKind);
   a.copy.src_kind = ToMemoryKind(m.srcKind);
   a.copy.dst_kind = ToMemoryKind(m.dstKind);
-  trace_->gpu.push_back(a);
+  Keep(a);
 }
 
 void CuptiDecoder::DecodeMemset(const CUpti_ActivityMemset4& m) {
@@ -150,7 +152,7 @@ void CuptiDecoder::DecodeMemset(const CUpti_ActivityMemset4& m) {
   a.fill.bytes = m.bytes;
   a.fill.value = m.value;
   a.fill.memory_kind = ToMemoryKind(m.memoryKind);
-  trace_->gpu.push_back(a);
+  Keep(a);
 }
 
 void CuptiDecoder::DecodeApi(const CUpti_ActivityAPI& r, ApiDomain domain) {

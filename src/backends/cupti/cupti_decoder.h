@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "attribution/native_attributor.h"
 #include "model/trace.h"
 
 namespace nodescope::cupti {
@@ -21,7 +22,9 @@ std::string_view StripApiVersionSuffix(std::string_view name);
 class CuptiDecoder {
  public:
   // `trace` must outlive the decoder. The caller serialises calls (one decoding thread at a time).
-  CuptiDecoder(Trace* trace, uint64_t max_events, ApiNameFn api_name);
+  // `attributor` may be null (graph attribution off: records keep CUPTI's native ids).
+  CuptiDecoder(Trace* trace, uint64_t max_events, ApiNameFn api_name,
+               NativeIdAttributor* attributor = nullptr);
 
   // Decodes one record. Returns false for kinds we do not keep (counted in unknown_records).
   bool Decode(const CUpti_Activity* record);
@@ -32,6 +35,10 @@ class CuptiDecoder {
 
  private:
   bool Room();
+  void Keep(GpuActivity& a) {
+    if (attributor_ != nullptr) attributor_->Attribute(a);
+    trace_->gpu.push_back(a);
+  }
   void DecodeKernel(const CUpti_ActivityKernel10& k);
   void DecodeMemcpy(const CUpti_ActivityMemcpy6& m);
   void DecodeMemcpyPtoP(const CUpti_ActivityMemcpyPtoP4& m);
@@ -42,6 +49,7 @@ class CuptiDecoder {
   Trace* trace_;
   uint64_t max_events_;
   ApiNameFn api_name_;
+  NativeIdAttributor* attributor_;
   uint64_t decoded_ = 0;
   // cbid -> interned name, per domain; filled on first sight of a cbid (no allocation after).
   static constexpr size_t kMaxCbid = 2048;

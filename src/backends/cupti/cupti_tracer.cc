@@ -137,8 +137,11 @@ void CUPTIAPI CuptiTracer::BufferCompleted(CUcontext ctx, uint32_t stream_id, ui
 void CUPTIAPI CuptiTracer::OnCallback(void* userdata, CUpti_CallbackDomain domain,
                                       CUpti_CallbackId cbid, const void* data) {
   auto* self = static_cast<CuptiTracer*>(userdata);
-  if (domain == CUPTI_CB_DOMAIN_RESOURCE && data != nullptr) {
+  if (data == nullptr) return;
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
     self->OnResource(cbid, *static_cast<const CUpti_ResourceData*>(data));
+  } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+    self->OnApi(domain, cbid, *static_cast<const CUpti_CallbackData*>(data));
   }
 }
 
@@ -155,6 +158,87 @@ void CuptiTracer::OnResource(CUpti_CallbackId cbid, const CUpti_ResourceData& /*
     case CUPTI_CBID_RESOURCE_GRAPH_NODE_UPDATED: bump(graph_counts_.nodes_updated); break;
     case CUPTI_CBID_RESOURCE_GRAPH_NODE_SET_PARAMS: bump(graph_counts_.node_params_set); break;
     default: break;
+  }
+}
+
+namespace {
+
+constexpr uint8_t kCreatesExec = 1;
+constexpr uint8_t kChangesExec = 2;
+
+// Which API calls create or change a graph exec, by name, so new CUDA versions' variants
+// (_v2, _ptsz, ...) are caught without a cbid list to keep up to date.
+uint8_t GraphApiKind(std::string_view name) {
+  name = StripApiVersionSuffix(name);
+  auto starts = [&](std::string_view p) { return name.substr(0, p.size()) == p; };
+  auto has = [&](std::string_view p) { return name.find(p) != std::string_view::npos; };
+  if (starts("cuGraphInstantiate") || starts("cudaGraphInstantiate")) return kCreatesExec;
+  if (starts("cuGraphNodeSetEnabled") || starts("cudaGraphNodeSetEnabled")) return kChangesExec;
+  if ((starts("cuGraphExec") || starts("cudaGraphExec")) &&
+      (has("SetParams") || has("Update") || has("SetEvent"))) {
+    return kChangesExec;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Status CuptiTracer::EnableGraphApiCallbacks() {
+  struct Domain {
+    CUpti_CallbackDomain domain;
+    uint32_t size;
+    std::vector<uint8_t>* kinds;
+  };
+  for (const Domain& d : {Domain{CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE,
+                                 &runtime_api_kind_},
+                          Domain{CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE,
+                                 &driver_api_kind_}}) {
+    d.kinds->assign(d.size, 0);
+    for (uint32_t cbid = 1; cbid < d.size; ++cbid) {
+      const char* name = nullptr;
+      if (cuptiGetCallbackName(d.domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr) continue;
+      uint8_t kind = GraphApiKind(name);
+      if (kind == 0) continue;
+      RETURN_IF_ERROR(CheckCupti(cuptiEnableCallback(1, subscriber_, d.domain, cbid),
+                                 "cuptiEnableCallback"));
+      (*d.kinds)[cbid] = kind;
+    }
+  }
+  return OkStatus();
+}
+
+void CuptiTracer::OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                        const CUpti_CallbackData& data) {
+  // A runtime call reaches the driver's own entry point: report it once, from the runtime.
+  thread_local int runtime_depth = 0;
+  const bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+  if (data.callbackSite == CUPTI_API_ENTER) {
+    if (runtime) ++runtime_depth;
+    return;
+  }
+  if (runtime) {
+    --runtime_depth;
+  } else if (runtime_depth > 0) {
+    return;
+  }
+  const std::vector<uint8_t>& kinds = runtime ? runtime_api_kind_ : driver_api_kind_;
+  if (attributor_ == nullptr || cbid >= kinds.size() || kinds[cbid] == 0) return;
+  // cudaError_t and CUresult are both int-sized enums where 0 means success.
+  if (data.functionReturnValue == nullptr ||
+      *static_cast<const int*>(data.functionReturnValue) != 0 || data.functionParams == nullptr) {
+    return;
+  }
+  // Every one of these calls takes the exec first: by pointer when it creates it.
+  void* first = *static_cast<void* const*>(data.functionParams);
+  CUgraphExec exec = kinds[cbid] == kCreatesExec
+                         ? (first != nullptr ? *static_cast<CUgraphExec*>(first) : nullptr)
+                         : static_cast<CUgraphExec>(first);
+  uint32_t exec_id = 0;
+  if (exec == nullptr || cuptiGetGraphExecId(exec, &exec_id) != CUPTI_SUCCESS) return;
+  if (kinds[cbid] == kCreatesExec) {
+    attributor_->OnExecCreated(exec_id, data.correlationId);
+  } else {
+    attributor_->OnExecChanged(exec_id, data.correlationId);
   }
 }
 
@@ -178,7 +262,8 @@ Status CuptiTracer::Start(const TracerOptions& options) {
   trace_.start_ns = NowNs();
   pool_ = std::make_unique<BufferPool>(options.buffer_bytes, options.max_buffers);
   g_pool.store(pool_.get(), std::memory_order_release);
-  decoder_.emplace(&trace_, options.max_events, &ApiNameFromCupti);
+  if (options.graph_attribution) attributor_ = std::make_unique<NativeIdAttributor>();
+  decoder_.emplace(&trace_, options.max_events, &ApiNameFromCupti, attributor_.get());
 
   Status s = CheckCupti(cuptiSubscribe(&subscriber_, &CuptiTracer::OnCallback, this),
                         "cuptiSubscribe");
@@ -189,6 +274,10 @@ Status CuptiTracer::Start(const TracerOptions& options) {
   s = CheckCupti(cuptiEnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE),
                  "cuptiEnableDomain(RESOURCE)");
   if (!s.ok()) return fail(s);
+  if (attributor_ != nullptr) {
+    s = EnableGraphApiCallbacks();
+    if (!s.ok()) return fail(s);
+  }
   // One clock for CPU and GPU: CUPTI stamps records with ours. System thread ids, like gettid.
   s = CheckCupti(cuptiActivityRegisterTimestampCallback(&TraceClock),
                  "cuptiActivityRegisterTimestampCallback");
@@ -241,6 +330,15 @@ Status CuptiTracer::Stop() {
     }
     trace_.end_ns = NowNs();
     CollectEnvironment();
+    AttributionInfo& info = trace_.attribution;
+    info.mode = attributor_ != nullptr ? "native" : "disabled";
+    if (attributor_ != nullptr) {
+      info.fresh_graph_ids = attributor_->fresh_ids_issued();
+      for (size_t r = 0; r < kWithheldReasonName.size(); ++r) {
+        info.withheld.emplace_back(kWithheldReasonName[r],
+                                   attributor_->withheld().by_reason[r]);
+      }
+    }
   }
   g_active.store(nullptr, std::memory_order_release);
   // The pool stays alive with the tracer: CUPTI may still hold a buffer it never returns.

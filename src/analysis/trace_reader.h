@@ -1,0 +1,67 @@
+// Streaming reader of kineto-schema Chrome-trace JSON: one event at a time, never the whole DOM.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+
+namespace nodescope::analysis {
+
+// "pid" / "tid": kineto writes numbers, torch.profiler also writes strings ("Spans", "Traces").
+struct TraceId {
+  enum class Kind : uint8_t { kAbsent, kNumber, kString };
+  Kind kind = Kind::kAbsent;
+  int64_t number = 0;     // when kNumber (an unsigned value above INT64_MAX keeps its bits)
+  std::string_view text;  // when kString
+};
+
+// One element of "traceEvents". Every key is optional; absent strings are empty. The string_views
+// point into the reader's buffers and are valid only during the visitor call.
+struct TraceEvent {
+  uint64_t offset = 0;  // byte offset of the event's '{' in the file
+  std::string_view ph;
+  std::string_view cat;
+  std::string_view name;
+  TraceId pid;
+  TraceId tid;
+  std::optional<double> ts_us;
+  std::optional<double> dur_us;
+  // From "args".
+  std::optional<uint64_t> graph_id;
+  std::optional<uint64_t> graph_node_id;
+  std::optional<int64_t> correlation;
+  std::optional<int64_t> external_id;
+  std::optional<std::string_view> scope;
+};
+
+// What the reader keeps of the top-level "nodescope" object; the rest of it stays opaque.
+struct TraceMetadata {
+  bool has_nodescope = false;  // the trace has a "nodescope" object (written by nodescope)
+  // "nodescope"."attribution"."withheld": reason -> count, in file order.
+  std::vector<std::pair<std::string, uint64_t>> withheld;
+  // "nodescope"."dropped_records"."total".
+  std::optional<uint64_t> dropped_total;
+  uint64_t events = 0;  // elements of "traceEvents" handed to the visitor
+};
+
+// Called once per event, in file order. A non-OK status stops reading and is returned as is.
+using TraceEventVisitor = std::function<Status(const TraceEvent&)>;
+
+// Reads the trace at `path`. A regular file is memory-mapped (not copied); a pipe or other
+// non-regular file is read into memory. Errors: NOT_FOUND / PERMISSION_DENIED for the file,
+// DATA_LOSS for bad content, with messages "PATH: byte N: what is wrong".
+StatusOr<TraceMetadata> ReadTraceFile(const std::string& path, const TraceEventVisitor& visit);
+
+// Reads a trace held in memory; `name` stands for the file in messages. Copies `json` into a
+// padded buffer, so it is meant for tests and small documents.
+StatusOr<TraceMetadata> ReadTraceText(std::string_view name, std::string_view json,
+                                      const TraceEventVisitor& visit);
+
+}  // namespace nodescope::analysis

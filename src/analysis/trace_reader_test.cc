@@ -1,0 +1,344 @@
+// Tests of the trace reader: fields and metadata, torch's string pids, and bad input of every kind.
+#include "analysis/trace_reader.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace nodescope::analysis {
+namespace {
+
+// An owned copy of the fields a test looks at (the reader's string_views end with the call).
+struct Seen {
+  std::string ph, cat, name, scope;
+  TraceId::Kind pid_kind = TraceId::Kind::kAbsent;
+  int64_t pid = 0;
+  std::string pid_text, tid_text;
+  std::optional<double> ts, dur;
+  std::optional<uint64_t> graph_id, node_id;
+  std::optional<int64_t> correlation, external_id;
+  uint64_t offset = 0;
+};
+
+StatusOr<TraceMetadata> Read(std::string_view json, std::vector<Seen>* seen = nullptr) {
+  return ReadTraceText("trace.json", json, [seen](const TraceEvent& e) {
+    if (seen != nullptr) {
+      Seen s;
+      s.ph = e.ph, s.cat = e.cat, s.name = e.name;
+      s.scope = e.scope.value_or("");
+      s.pid_kind = e.pid.kind, s.pid = e.pid.number;
+      s.pid_text = e.pid.text, s.tid_text = e.tid.text;
+      s.ts = e.ts_us, s.dur = e.dur_us;
+      s.graph_id = e.graph_id, s.node_id = e.graph_node_id;
+      s.correlation = e.correlation, s.external_id = e.external_id;
+      s.offset = e.offset;
+      seen->push_back(s);
+    }
+    return OkStatus();
+  });
+}
+
+std::string WriteTemp(const std::string& content) {
+  char tmpl[] = "/tmp/nodescope-reader-XXXXXX";
+  int fd = mkstemp(tmpl);
+  EXPECT_GE(fd, 0);
+  close(fd);
+  std::ofstream(tmpl, std::ios::binary) << content;
+  return tmpl;
+}
+
+TEST(TraceReader, ReadsEventFieldsAndMetadata) {
+  const std::string json = R"({
+  "schemaVersion": 1,
+  "nodescope": {"version":"0.1.0","dropped_records":{"vendor_dropped":3,"total":5},
+                "attribution":{"mode":"native","fresh_graph_ids":2,
+                               "withheld":{"exec_changed":7,"unknown_exec":0}},
+                "graph_execs":1},
+  "traceEvents": [
+  {"ph":"X","cat":"kernel","name":"k\"1\"","pid":0,"tid":7,"ts":20.5,"dur":5,
+   "args":{"correlation":10,"External id":-3,"graph id":5,"graph node id":18446744073709551615,
+           "scope":"step/fwd","grid":[1,2,3]}},
+  {"ph":"M","name":"process_name","pid":0,"args":{"name":"GPU 0"}}
+  ],
+  "traceName": "x"
+})";
+  std::vector<Seen> seen;
+  auto meta = Read(json, &seen);
+  ASSERT_TRUE(meta.ok()) << meta.status().ToString();
+  EXPECT_TRUE(meta->has_nodescope);
+  EXPECT_EQ(meta->events, 2u);
+  EXPECT_EQ(meta->dropped_total, 5u);
+  ASSERT_EQ(meta->withheld.size(), 2u);
+  EXPECT_EQ(meta->withheld[0].first, "exec_changed");
+  EXPECT_EQ(meta->withheld[0].second, 7u);
+  ASSERT_EQ(seen.size(), 2u);
+  const Seen& k = seen[0];
+  EXPECT_EQ(k.ph, "X");
+  EXPECT_EQ(k.cat, "kernel");
+  EXPECT_EQ(k.name, "k\"1\"");
+  EXPECT_EQ(k.pid_kind, TraceId::Kind::kNumber);
+  EXPECT_EQ(k.pid, 0);
+  EXPECT_EQ(k.ts, 20.5);
+  EXPECT_EQ(k.dur, 5.0);
+  EXPECT_EQ(k.graph_id, 5u);
+  EXPECT_EQ(k.node_id, 18446744073709551615ull);
+  EXPECT_EQ(k.correlation, 10);
+  EXPECT_EQ(k.external_id, -3);
+  EXPECT_EQ(k.scope, "step/fwd");
+  EXPECT_EQ(json[k.offset], '{');
+  EXPECT_EQ(json.substr(k.offset, 10), "{\"ph\":\"X\",");
+  EXPECT_EQ(seen[1].ph, "M");
+  EXPECT_FALSE(seen[1].graph_id.has_value());
+  EXPECT_FALSE(seen[1].ts.has_value());
+}
+
+TEST(TraceReader, AcceptsTorchStringPidsAndNoMetadata) {
+  auto meta = Read(R"({"traceEvents":[
+    {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":"Spans","tid":"Traces","ts":1,"dur":2},
+    {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":18446744073709551615,"ts":1697071282463498.25,
+     "dur":3.5,"args":{"External id":4}}]})");
+  ASSERT_TRUE(meta.ok()) << meta.status().ToString();
+  EXPECT_FALSE(meta->has_nodescope);
+  EXPECT_TRUE(meta->withheld.empty());
+  EXPECT_FALSE(meta->dropped_total.has_value());
+
+  std::vector<Seen> seen;
+  ASSERT_TRUE(Read(R"({"traceEvents":[{"pid":"Spans","tid":"Traces"}]})", &seen).ok());
+  EXPECT_EQ(seen[0].pid_kind, TraceId::Kind::kString);
+  EXPECT_EQ(seen[0].pid_text, "Spans");
+  EXPECT_EQ(seen[0].tid_text, "Traces");
+}
+
+TEST(TraceReader, AcceptsTheJsonArrayFormatAndEmptyEvents) {
+  std::vector<Seen> seen;
+  ASSERT_TRUE(Read(R"([{"ph":"X","cat":"kernel","name":"a"}])", &seen).ok());
+  EXPECT_EQ(seen.size(), 1u);
+  auto meta = Read(R"({"traceEvents":[]})");
+  ASSERT_TRUE(meta.ok());
+  EXPECT_EQ(meta->events, 0u);
+}
+
+TEST(TraceReader, VisitorErrorStopsReading) {
+  int calls = 0;
+  auto r = ReadTraceText("t.json", R"({"traceEvents":[{},{},{}]})", [&](const TraceEvent&) {
+    return ++calls == 2 ? InternalError("stop") : OkStatus();
+  });
+  EXPECT_EQ(r.status().message(), "stop");
+  EXPECT_EQ(calls, 2);
+}
+
+// The status of reading `json`, which must fail with DATA_LOSS.
+std::string ErrorOf(std::string_view json) {
+  auto r = Read(json);
+  EXPECT_FALSE(r.ok()) << json;
+  if (r.ok()) return "";
+  EXPECT_EQ(r.status().code(), StatusCode::kDataLoss) << r.status().ToString();
+  return r.status().message();
+}
+
+TEST(TraceReader, WrongTypesNameTheKeyAndTheByte) {
+  std::string json = R"({"traceEvents":[{"ph":"X","args":{"graph id":"5"}}]})";
+  EXPECT_EQ(ErrorOf(json), "trace.json: byte " + std::to_string(json.find("\"5\"")) +
+                               ": \"graph id\" is a string, expected an unsigned integer");
+  EXPECT_EQ(ErrorOf(R"({"traceEvents":[{"args":{"graph node id":-1}}]})"),
+            "trace.json: byte 41: \"graph node id\" is -1, expected an unsigned 64-bit integer");
+  EXPECT_EQ(ErrorOf(R"({"traceEvents":[{"args":{"graph id":1.5}}]})"),
+            "trace.json: byte 36: \"graph id\" is 1.5, expected an unsigned 64-bit integer");
+  EXPECT_NE(
+      ErrorOf(R"({"traceEvents":[{"ts":"12"}]})").find("\"ts\" is a string, expected a number"),
+      std::string::npos);
+  EXPECT_NE(ErrorOf(R"({"traceEvents":[{"name":7}]})").find("\"name\" is a number"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(R"({"traceEvents":[{"pid":[1]}]})").find("\"pid\" is an array, expected an"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(R"({"traceEvents":[{"args":[]}]})").find("\"args\" is an array"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(R"({"traceEvents":[{"args":{"graph id":null}}]})").find("is null"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(R"({"traceEvents":[1]})").find("an element of \"traceEvents\" is a number"),
+            std::string::npos);
+  EXPECT_NE(
+      ErrorOf(R"({"traceEvents":{}})").find("\"traceEvents\" is an object, expected an array"),
+      std::string::npos);
+  EXPECT_NE(ErrorOf(R"({"nodescope":{"dropped_records":{"total":"x"}},"traceEvents":[]})")
+                .find("\"total\" is a string"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(R"({"nodescope":{"attribution":{"withheld":{"r":-2}}},"traceEvents":[]})")
+                .find("\"r\" is -2"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(R"({"nodescope":{"attribution":{"withheld":[]}},"traceEvents":[]})")
+                .find("\"withheld\" is an array"),
+            std::string::npos);
+}
+
+TEST(TraceReader, HugeNumbers) {
+  EXPECT_NE(ErrorOf(R"({"traceEvents":[{"args":{"graph node id":18446744073709551616}}]})")
+                .find("\"graph node id\" is 18446744073709551616, expected an unsigned 64-bit"),
+            std::string::npos);
+  std::string long_number(5000, '9');
+  std::string message = ErrorOf(R"({"traceEvents":[{"args":{"graph id":)" + long_number + "}}]}");
+  EXPECT_NE(message.find("\"graph id\" is 9999"), std::string::npos) << message;
+  EXPECT_LT(message.size(), 200u);
+  EXPECT_NE(ErrorOf(R"({"traceEvents":[{"ts":1e999}]})").find("\"ts\" is 1e999"),
+            std::string::npos);
+  // Large but valid: pids above INT64_MAX keep their bits, timestamps are doubles.
+  EXPECT_TRUE(Read(R"({"traceEvents":[{"pid":18446744073709551615,"ts":1e300}]})").ok());
+}
+
+TEST(TraceReader, MalformedInputGivesAnOffsetOrAReason) {
+  EXPECT_EQ(ErrorOf(""), "trace.json: the file is empty");
+  EXPECT_NE(ErrorOf("   \n").find("no JSON value"), std::string::npos);
+  EXPECT_NE(ErrorOf("hello world").find("trace.json: "), std::string::npos);
+  EXPECT_NE(ErrorOf("42").find("the trace is a number, expected a JSON object"), std::string::npos);
+  EXPECT_NE(ErrorOf(R"("traceEvents")").find("the trace is a string"), std::string::npos);
+  EXPECT_EQ(ErrorOf(R"({"schemaVersion":1,"traceEvents_":[]})"),
+            "trace.json: no \"traceEvents\" array in the top-level object (not a Chrome trace?)");
+  EXPECT_NE(ErrorOf(R"({"traceEvents":[]} {})").find("unexpected content after"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(R"({"traceEvents":[{"ph":"X",}]})").find("byte "), std::string::npos);
+  EXPECT_NE(ErrorOf(R"({"traceEvents":[{"ph" "X"}]})").find("byte "), std::string::npos);
+  EXPECT_NE(ErrorOf(R"({"traceEvents":[{"ph":"X"})").find("truncated"), std::string::npos);
+  EXPECT_NE(ErrorOf(R"({"traceEvents":[{"ph":"X)").find("string is never closed"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(R"({"traceEvents":[{"name":"bad \q escape"}]})").find("\"name\": invalid"),
+            std::string::npos);
+  EXPECT_EQ(ErrorOf("{\"traceEvents\":[{\"name\":\"\xC3\x28\"}]}"),
+            "trace.json: byte 25: invalid UTF-8");
+  EXPECT_EQ(ErrorOf(R"({"traceEvents":[{"ph":"X"})"),
+            "trace.json: byte 26 (end of file): the JSON ends before its arrays and objects are "
+            "closed (truncated file?)");
+  EXPECT_NE(ErrorOf("{\"traceEvents\":[{\"ph\":\"X\"},\n").find("byte 28 (end of file)"),
+            std::string::npos);
+  // Deep nesting where the reader looks and where it skips: an error or a result, never a crash.
+  std::string deep = std::string(5000, '[') + std::string(5000, ']');
+  EXPECT_NE(ErrorOf(R"({"traceEvents":)" + deep + "}").find("is an array, expected an object"),
+            std::string::npos);
+  auto skipped = Read(R"({"traceEvents":[{"args":{"grid":)" + deep + "}}]}");
+  EXPECT_TRUE(skipped.ok() || skipped.status().code() == StatusCode::kDataLoss);
+}
+
+TEST(TraceReader, SyntaxErrorsPointAtTheirByte) {
+  EXPECT_EQ(ErrorOf(R"({"traceEvents":[{"ph":"X",}]})"),
+            "trace.json: byte 26: not valid JSON here");
+  EXPECT_EQ(ErrorOf(R"({"traceEvents":[{"ph" "X"}]})"), "trace.json: byte 22: not valid JSON here");
+  EXPECT_EQ(ErrorOf(R"({"traceEvents":[{"ph":"X"}]}})"),
+            "trace.json: byte 28: unexpected content after the end of the trace");
+  EXPECT_EQ(ErrorOf(R"({"traceEvents":[{"ph":"X"}] "x":1})"),
+            "trace.json: byte 28: not valid JSON here");
+  EXPECT_EQ(ErrorOf(R"({"traceEvents":[{"ts":tru}]})"), "trace.json: byte 22: not valid JSON here");
+}
+
+// Every prefix of a real trace, and random corruptions of it, fail cleanly (run under ASan too).
+TEST(TraceReader, EveryTruncationAndCorruptionFailsCleanly) {
+  std::ifstream in(NODESCOPE_EXPORT_TESTDATA_DIR "/sample.json", std::ios::binary);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  const std::string sample = buf.str();
+  ASSERT_GT(sample.size(), 1000u);
+  ASSERT_TRUE(Read(sample).ok());
+  size_t end = sample.find_last_not_of(" \n");
+  for (size_t n = 0; n <= end; ++n) {
+    auto r = Read(std::string_view(sample).substr(0, n));
+    ASSERT_FALSE(r.ok()) << "prefix of " << n << " bytes was accepted";
+    ASSERT_EQ(r.status().code(), StatusCode::kDataLoss);
+  }
+  std::mt19937 rng(12345);
+  const char bytes[] = "{}[]\",:0-9eE.\\ntfu\x80\xff";
+  for (int i = 0; i < 3000; ++i) {
+    std::string corrupt = sample;
+    for (int k = 0; k < 3; ++k) {
+      corrupt[rng() % corrupt.size()] = bytes[rng() % (sizeof(bytes) - 1)];
+    }
+    auto r = Read(corrupt);  // may or may not be valid: it must not crash or hang
+    if (!r.ok()) {
+      EXPECT_EQ(r.status().code(), StatusCode::kDataLoss);
+    }
+  }
+}
+
+TEST(TraceReader, ReadsFilesThroughAMapping) {
+  std::string json =
+      R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"k","args":{"graph id":1}}]})";
+  std::string path = WriteTemp(json);
+  int events = 0;
+  auto meta = ReadTraceFile(path, [&](const TraceEvent& e) {
+    EXPECT_EQ(e.name, "k");
+    ++events;
+    return OkStatus();
+  });
+  ASSERT_TRUE(meta.ok()) << meta.status().ToString();
+  EXPECT_EQ(events, 1);
+  unlink(path.c_str());
+
+  // A file of exactly one page: the padding is a separate anonymous page.
+  long page = sysconf(_SC_PAGESIZE);
+  std::string exact = R"({"traceEvents":[],"pad":")";
+  exact += std::string(static_cast<size_t>(page) - exact.size() - 2, 'x') + "\"}";
+  ASSERT_EQ(exact.size(), static_cast<size_t>(page));
+  path = WriteTemp(exact);
+  EXPECT_TRUE(ReadTraceFile(path, [](const TraceEvent&) { return OkStatus(); }).ok());
+  // The same file cut short in its last bytes.
+  std::ofstream(path, std::ios::binary) << exact.substr(0, exact.size() - 1);
+  auto cut = ReadTraceFile(path, [](const TraceEvent&) { return OkStatus(); });
+  EXPECT_EQ(cut.status().code(), StatusCode::kDataLoss);
+  EXPECT_NE(cut.status().message().find(path + ": "), std::string::npos);
+  unlink(path.c_str());
+}
+
+TEST(TraceReader, FileErrorsNameTheFile) {
+  auto visit = [](const TraceEvent&) { return OkStatus(); };
+  std::string empty = WriteTemp("");
+  auto r = ReadTraceFile(empty, visit);
+  EXPECT_EQ(r.status().code(), StatusCode::kDataLoss);
+  EXPECT_EQ(r.status().message(), empty + ": the file is empty");
+  unlink(empty.c_str());
+
+  r = ReadTraceFile("/nonexistent/trace.json", visit);
+  EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(r.status().message().find("/nonexistent/trace.json"), std::string::npos);
+
+  r = ReadTraceFile("/tmp", visit);
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.status().message(), "/tmp: is a directory");
+
+  r = ReadTraceFile("/dev/null", visit);  // a character device: read, not mapped
+  EXPECT_EQ(r.status().message(), "/dev/null: the file is empty");
+}
+
+TEST(TraceReader, ReadsAPipe) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  std::string json = R"({"traceEvents":[{"name":"from a pipe"}]})";
+  ASSERT_EQ(write(fds[1], json.data(), json.size()), static_cast<ssize_t>(json.size()));
+  close(fds[1]);
+  std::string name;
+  auto r = ReadTraceFile("/dev/fd/" + std::to_string(fds[0]), [&](const TraceEvent& e) {
+    name = e.name;
+    return OkStatus();
+  });
+  close(fds[0]);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(name, "from a pipe");
+}
+
+TEST(TraceReader, ReadsTheWritersSample) {
+  int kernels = 0, keyed = 0;
+  auto meta = ReadTraceFile(NODESCOPE_EXPORT_TESTDATA_DIR "/sample.json", [&](const TraceEvent& e) {
+    if (e.cat == "kernel") ++kernels;
+    if (e.graph_node_id.has_value()) ++keyed;
+    return OkStatus();
+  });
+  ASSERT_TRUE(meta.ok()) << meta.status().ToString();
+  EXPECT_EQ(kernels, 4);
+  EXPECT_EQ(keyed, 2);
+  EXPECT_EQ(meta->dropped_total, 5u);
+}
+
+}  // namespace
+}  // namespace nodescope::analysis

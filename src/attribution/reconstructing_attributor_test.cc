@@ -1,0 +1,280 @@
+// Scripted sequences through reconstructed attribution: the SDK recipe, nested launches,
+// re-instantiation at a reused address, exec update, oversized ids, interleaved threads, and
+// dispatches credited to the wrong thread, which must be withheld and never mislabelled.
+#include "attribution/reconstructing_attributor.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace nodescope {
+namespace {
+
+using Engine = ReconstructingAttributor;
+
+struct Dispatch {
+  StringId kernel;
+  uint64_t tag;
+};
+
+GpuActivity KernelRecord(StringId name) {
+  GpuActivity a{};
+  a.kind = ActivityKind::kKernel;
+  a.kernel.name = name;
+  return a;
+}
+
+// What the engine emitted: key -> kernels it named, and key -> occurrences.
+struct Keys {
+  std::map<uint64_t, std::set<StringId>> names;
+  std::map<uint64_t, int> count;
+  int unkeyed = 0;
+  void Add(const GpuActivity& a) {
+    if (a.graph_id == 0) {
+      ++unkeyed;
+      return;
+    }
+    EXPECT_EQ(a.graph_node_id >> 32, a.graph_id);
+    names[a.graph_node_id].insert(a.kernel.name);
+    ++count[a.graph_node_id];
+  }
+  size_t Aliased() const {
+    size_t n = 0;
+    for (const auto& [k, v] : names) n += v.size() > 1;
+    return n;
+  }
+};
+
+// Launches `exec` on `t` with kernels dispatched in order; returns the dispatches.
+std::vector<Dispatch> Launch(Engine& e, Engine::ThreadState* t, uint64_t exec,
+                             const std::vector<StringId>& kernels, uint64_t corr = 0) {
+  std::vector<Dispatch> out;
+  e.LaunchBegin(t, exec, corr);
+  for (StringId k : kernels) out.push_back({k, e.OnDispatch(t, corr)});
+  e.LaunchEnd(t);
+  return out;
+}
+
+void ResolveAll(Engine& e, const std::vector<Dispatch>& ds, Keys& keys) {
+  for (const Dispatch& d : ds) {
+    GpuActivity a = KernelRecord(d.kernel);
+    e.Resolve(a, d.tag);
+    keys.Add(a);
+  }
+}
+
+TEST(ReconstructingAttributor, SdkRecipeOnOneThread) {
+  Engine e;
+  Engine::ThreadState* t = e.RegisterThread();
+  e.OnExecCreated(0x1000, 1);
+  Keys keys;
+  for (int r = 0; r < 200; ++r) ResolveAll(e, Launch(e, t, 0x1000, {10, 11, 12, 13}), keys);
+  EXPECT_EQ(keys.names.size(), 4u);
+  for (const auto& [k, n] : keys.count) EXPECT_EQ(n, 200);
+  EXPECT_EQ(keys.names.begin()->first, uint64_t{1} << 32);
+  EXPECT_EQ(keys.Aliased(), 0u);
+  EXPECT_EQ(e.withheld().Total(), 0u);
+  // A plain launch outside any graph: no tag, no keys.
+  GpuActivity plain = KernelRecord(99);
+  e.Resolve(plain, e.OnDispatch(t, 0));
+  EXPECT_EQ(plain.graph_id, 0u);
+}
+
+TEST(ReconstructingAttributor, NestedLaunchesUseTheInnermost) {
+  Engine e;
+  Engine::ThreadState* t = e.RegisterThread();
+  e.OnExecCreated(0xa, 1);
+  e.OnExecCreated(0xb, 2);
+  Keys keys;
+  std::vector<Dispatch> ds;
+  e.LaunchBegin(t, 0xa, 0);
+  ds.push_back({1, e.OnDispatch(t, 0)});
+  ds.push_back({2, e.OnDispatch(t, 0)});  // dispatched after the nested launch ends
+  e.LaunchBegin(t, 0xb, 0);
+  Dispatch inner{5, e.OnDispatch(t, 0)};
+  e.LaunchEnd(t);
+  Dispatch outer_last{3, e.OnDispatch(t, 0)};
+  e.LaunchEnd(t);
+  ds.push_back(inner);
+  ds.push_back(outer_last);
+  ResolveAll(e, ds, keys);
+  EXPECT_EQ(keys.Aliased(), 0u);
+  EXPECT_EQ(keys.count[(uint64_t{2} << 32) | 0], 1);
+  EXPECT_EQ(keys.count[(uint64_t{1} << 32) | 2], 1) << "the outer launch's third dispatch";
+  EXPECT_EQ(e.withheld().Total(), 0u);
+}
+
+TEST(ReconstructingAttributor, ReusedAddressInheritsNothing) {
+  Engine e;
+  Engine::ThreadState* t = e.RegisterThread();
+  Keys keys;
+  e.OnExecCreated(0x1000, 1);
+  ResolveAll(e, Launch(e, t, 0x1000, {1, 2}), keys);
+  e.OnExecDestroyed(0x1000);
+  e.OnExecCreated(0x1000, 2);  // HIP hands the same address to the next instantiate
+  ResolveAll(e, Launch(e, t, 0x1000, {7, 8, 9}), keys);
+  EXPECT_EQ(keys.names.size(), 5u);
+  EXPECT_EQ(keys.Aliased(), 0u);
+  EXPECT_EQ(e.withheld().Total(), 0u);
+}
+
+TEST(ReconstructingAttributor, ExecUpdateGetsFreshTopId) {
+  Engine e;
+  Engine::ThreadState* t = e.RegisterThread();
+  Keys keys;
+  e.OnExecCreated(0x2000, 3);
+  std::vector<Dispatch> before = Launch(e, t, 0x2000, {1, 2, 3, 4});
+  e.OnExecChanged(0x2000);  // hipGraphExecUpdate: the SDK's exec id does not change
+  std::vector<Dispatch> after = Launch(e, t, 0x2000, {5, 6, 7, 8});
+  ResolveAll(e, before, keys);
+  ResolveAll(e, after, keys);
+  EXPECT_EQ(keys.names.size(), 8u);
+  EXPECT_EQ(keys.Aliased(), 0u);
+  EXPECT_EQ(keys.names.rbegin()->first >> 32, 0xffffffffu);
+  EXPECT_EQ(e.fresh_ids_issued(), 1u);
+}
+
+TEST(ReconstructingAttributor, OversizedExecIdDropsKeysWithOneWarning) {
+  Engine e;
+  Engine::ThreadState* t = e.RegisterThread();
+  Keys keys;
+  e.OnExecCreated(0x3000, uint64_t{1} << 40);
+  e.OnExecCreated(0x3001, (uint64_t{1} << 40) + 1);
+  ResolveAll(e, Launch(e, t, 0x3000, {1, 2}), keys);
+  ResolveAll(e, Launch(e, t, 0x3001, {1, 2}), keys);
+  EXPECT_EQ(keys.names.size(), 0u);
+  EXPECT_EQ(keys.unkeyed, 4);
+  EXPECT_EQ(e.withheld().Get(WithheldReason::kExecIdTooLarge), 4u);
+  EXPECT_EQ(e.oversized_execs(), 2u);
+}
+
+TEST(ReconstructingAttributor, InterleavedThreadsEachWithItsOwnExec) {
+  Engine e;
+  constexpr int kThreads = 8;
+  std::vector<std::vector<Dispatch>> per_thread(kThreads);
+  for (int i = 0; i < kThreads; ++i) e.OnExecCreated(0x100 + i, 0);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      Engine::ThreadState* t = e.RegisterThread();
+      for (int r = 0; r < 100; ++r) {
+        auto ds = Launch(e, t, 0x100 + i, {StringId(10 * i), StringId(10 * i + 1)});
+        per_thread[i].insert(per_thread[i].end(), ds.begin(), ds.end());
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  Keys keys;
+  for (const auto& ds : per_thread) ResolveAll(e, ds, keys);
+  EXPECT_EQ(keys.names.size(), 16u);
+  for (const auto& [k, n] : keys.count) EXPECT_EQ(n, 100);
+  EXPECT_EQ(keys.Aliased(), 0u);
+  EXPECT_EQ(e.withheld().Total(), 0u);
+}
+
+TEST(ReconstructingAttributor, DispatchWrittenOnAnotherThreadIsWithheldNotMislabelled) {
+  // Exec A on thread 1, exec B on thread 2; B's second packet is written on thread 1 while A is
+  // open there (a per-queue worker or a shared queue lock). Different kernels per exec.
+  Engine e;
+  Engine::ThreadState* t1 = e.RegisterThread();
+  Engine::ThreadState* t2 = e.RegisterThread();
+  e.OnExecCreated(0xa, 1);
+  e.OnExecCreated(0xb, 2);
+  Keys keys;
+  for (int r = 0; r < 5; ++r) ResolveAll(e, Launch(e, t1, 0xa, {1, 2, 3}), keys);  // learned
+  for (int r = 0; r < 5; ++r) ResolveAll(e, Launch(e, t2, 0xb, {11, 12, 13}), keys);
+  std::vector<Dispatch> ds;
+  e.LaunchBegin(t1, 0xa, 0);
+  e.LaunchBegin(t2, 0xb, 0);
+  ds.push_back({1, e.OnDispatch(t1, 0)});
+  ds.push_back({11, e.OnDispatch(t2, 0)});
+  ds.push_back({12, e.OnDispatch(t1, 0)});  // B's packet, credited to A's ordinal 1
+  ds.push_back({2, e.OnDispatch(t1, 0)});
+  ds.push_back({3, e.OnDispatch(t1, 0)});
+  ds.push_back({13, e.OnDispatch(t2, 0)});
+  e.LaunchEnd(t1);
+  e.LaunchEnd(t2);
+  Keys mixed;
+  ResolveAll(e, ds, mixed);
+  for (const auto& [key, names] : mixed.names) {
+    for (StringId n : names) EXPECT_EQ(keys.names[key].count(n), 1u) << "mislabelled " << n;
+  }
+  EXPECT_EQ(mixed.names.size(), 0u) << "both disturbed launches are withheld whole";
+  EXPECT_EQ(e.withheld().Get(WithheldReason::kDispatchCountMismatch), 6u);
+}
+
+TEST(ReconstructingAttributor, TwinExecsSwappedOnThreadsAreWithheld) {
+  // Two execs of the same graph (same kernels at the same ordinals): identities cannot tell a
+  // swap apart, so the per-launch dispatch count must.
+  Engine e;
+  Engine::ThreadState* t1 = e.RegisterThread();
+  Engine::ThreadState* t2 = e.RegisterThread();
+  e.OnExecCreated(0xa, 1);
+  e.OnExecCreated(0xb, 2);
+  e.SetExpectedDispatches(1, 3);  // the backend reports dispatches per launch
+  e.SetExpectedDispatches(2, 3);
+  std::vector<Dispatch> ds;
+  e.LaunchBegin(t1, 0xa, 0);
+  e.LaunchBegin(t2, 0xb, 0);
+  ds.push_back({1, e.OnDispatch(t1, 0)});
+  ds.push_back({1, e.OnDispatch(t2, 0)});
+  ds.push_back({2, e.OnDispatch(t1, 0)});  // B's node 1, written on thread 1: looks like A's
+  ds.push_back({2, e.OnDispatch(t1, 0)});
+  ds.push_back({3, e.OnDispatch(t1, 0)});
+  ds.push_back({3, e.OnDispatch(t2, 0)});
+  e.LaunchEnd(t1);
+  e.LaunchEnd(t2);
+  Keys keys;
+  ResolveAll(e, ds, keys);
+  EXPECT_EQ(keys.names.size(), 0u);
+  EXPECT_EQ(e.withheld().Total(), 6u);
+}
+
+TEST(ReconstructingAttributor, CorrelationMismatchIsWrongLaunch) {
+  Engine e;
+  Engine::ThreadState* t1 = e.RegisterThread();
+  e.OnExecCreated(0xa, 1);
+  e.LaunchBegin(t1, 0xa, 500);
+  uint64_t own = e.OnDispatch(t1, 500);
+  uint64_t foreign = e.OnDispatch(t1, 777);  // the SDK says this dispatch belongs to call 777
+  e.LaunchEnd(t1);
+  GpuActivity a = KernelRecord(1), b = KernelRecord(2);
+  e.Resolve(a, own);
+  e.Resolve(b, foreign);
+  EXPECT_EQ(a.graph_id, 1u);
+  EXPECT_EQ(b.graph_id, 0u);
+  EXPECT_EQ(e.withheld().Get(WithheldReason::kWrongLaunch), 1u);
+}
+
+TEST(ReconstructingAttributor, RecordBeforeLaunchEndsIsWithheld) {
+  Engine e;
+  Engine::ThreadState* t = e.RegisterThread();
+  e.OnExecCreated(0xa, 1);
+  e.LaunchBegin(t, 0xa, 0);
+  uint64_t tag = e.OnDispatch(t, 0);
+  GpuActivity a = KernelRecord(1);
+  e.Resolve(a, tag);  // decoded while the launch call is still on the stack
+  e.LaunchEnd(t);
+  EXPECT_EQ(a.graph_id, 0u);
+  EXPECT_EQ(e.withheld().Get(WithheldReason::kLaunchInProgress), 1u);
+}
+
+TEST(ReconstructingAttributor, UnbalancedEndsAndDeepNestingDoNotCrash) {
+  Engine e;
+  Engine::ThreadState* t = e.RegisterThread();
+  e.LaunchEnd(t);  // exit without enter
+  for (int i = 0; i < Engine::kMaxDepth + 3; ++i) e.LaunchBegin(t, 0x10 + i, 0);
+  EXPECT_EQ(e.OnDispatch(t, 0), 0u) << "past the depth limit: unattributed, not misattributed";
+  for (int i = 0; i < Engine::kMaxDepth + 3; ++i) e.LaunchEnd(t);
+  EXPECT_EQ(e.OnDispatch(t, 0), 0u);
+  GpuActivity a = KernelRecord(1);
+  e.Resolve(a, 0xdeadbeefcafeull);  // a tag never issued
+  EXPECT_EQ(a.graph_id, 0u);
+}
+
+}  // namespace
+}  // namespace nodescope
