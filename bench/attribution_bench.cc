@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "attribution/native_attributor.h"
+#include "attribution/reconstructing_attributor.h"
 
 namespace nodescope {
 namespace {
@@ -70,6 +71,47 @@ void BM_AttributeAfterExecUpdate(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(a.size()));
 }
 BENCHMARK(BM_AttributeAfterExecUpdate);
+
+// Reconstruction, launching thread: one launch of a 32-node exec = LaunchBegin, 32 OnDispatch
+// (the SDK's per-packet callback), LaunchEnd. Items are dispatches.
+void BM_ReconstructLaunchAndDispatch(benchmark::State& state) {
+  ReconstructingAttributor engine;
+  ReconstructingAttributor::ThreadState* t = engine.RegisterThread();
+  engine.OnExecCreated(0x1000, 1);
+  uint64_t sink = 0;
+  for (auto _ : state) {
+    engine.LaunchBegin(t, 0x1000, 0);
+    for (int n = 0; n < 32; ++n) sink += engine.OnDispatch(t, 0);
+    engine.LaunchEnd(t);
+  }
+  benchmark::DoNotOptimize(sink);
+  state.SetItemsProcessed(state.iterations() * 32);
+}
+BENCHMARK(BM_ReconstructLaunchAndDispatch);
+
+// Reconstruction, decoding thread: Resolve() over 200 replays x 32 nodes of tagged records.
+void BM_ReconstructResolve(benchmark::State& state) {
+  ReconstructingAttributor engine;
+  ReconstructingAttributor::ThreadState* t = engine.RegisterThread();
+  engine.OnExecCreated(0x1000, 1);
+  std::vector<GpuActivity> records = Replays(1, 200, 32, 1);
+  std::vector<uint64_t> tags;
+  for (int r = 0; r < 200; ++r) {
+    engine.LaunchBegin(t, 0x1000, 0);
+    for (int n = 0; n < 32; ++n) tags.push_back(engine.OnDispatch(t, 0));
+    engine.LaunchEnd(t);
+  }
+  std::vector<GpuActivity> work = records;
+  for (auto _ : state) {
+    state.PauseTiming();
+    work = records;
+    state.ResumeTiming();
+    for (size_t i = 0; i < work.size(); ++i) engine.Resolve(work[i], tags[i]);
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(records.size()));
+}
+BENCHMARK(BM_ReconstructResolve);
 
 }  // namespace
 }  // namespace nodescope

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "backends/backend.h"
+#include "base/clock.h"
 #include "export/chrome_trace_writer.h"
 #include "model/trace.h"
 
@@ -64,11 +65,14 @@ void Finalize(int signal_number) {
     for (int i = 0; i < 6000 && g_state.load() != kDone; ++i) usleep(10000);
     return;
   }
+  uint64_t t0 = NowNs();
   Status stopped = g_tracer->Stop();
+  uint64_t t1 = NowNs();
   Trace& trace = g_tracer->trace();
   trace.trace_name = *g_path;
   if (signal_number != 0) trace.counters.emplace_back("ended_by_signal", signal_number);
   Status written = WriteChromeTraceFile(trace, *g_path);
+  uint64_t t2 = NowNs();
   TraceSummary s = Summarize(trace);
   std::string pid = std::to_string(getpid());
   if (written.ok()) {
@@ -77,7 +81,8 @@ void Finalize(int signal_number) {
            "\tmemsets=" + std::to_string(s.memsets) +
            "\tgraph_events=" + std::to_string(s.graph_events) +
            "\tapi_calls=" + std::to_string(s.api_calls) + "\tdropped=" +
-           std::to_string(s.dropped) + "\tpath=" + *g_path);
+           std::to_string(s.dropped) + "\tflush_ms=" + std::to_string((t1 - t0) / 1000000) +
+           "\twrite_ms=" + std::to_string((t2 - t1) / 1000000) + "\tpath=" + *g_path);
     if (g_report_fd < 0) {
       std::fprintf(stderr, "nodescope: wrote %s (%llu GPU events, %llu from graphs, %llu dropped)\n",
                    g_path->c_str(), static_cast<unsigned long long>(s.gpu_events),

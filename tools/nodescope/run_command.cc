@@ -111,11 +111,12 @@ void PrintReport(const std::vector<std::string>& lines, int root_pid) {
                  "  GPU events       %10s  (kernels %s, memcpys %s, memsets %s)\n"
                  "  graph-launched   %10s\n"
                  "  API calls        %10s\n"
-                 "  dropped records  %10s\n",
+                 "  dropped records  %10s\n"
+                 "  flush + write    %7s ms + %s ms\n",
                  who.c_str(), f["path"].c_str(), HumanBytes(f["path"]).c_str(),
                  f["gpu_events"].c_str(), f["kernels"].c_str(), f["memcpys"].c_str(),
                  f["memsets"].c_str(), f["graph_events"].c_str(), f["api_calls"].c_str(),
-                 f["dropped"].c_str());
+                 f["dropped"].c_str(), f["flush_ms"].c_str(), f["write_ms"].c_str());
   }
   if (!any_trace && lines.empty()) {
     std::fprintf(stderr,
