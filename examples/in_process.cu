@@ -36,8 +36,11 @@ int main(int argc, char** argv) {
   cudaStreamEndCapture(stream, &graph);
   cudaGraphExec_t exec;
   cudaGraphInstantiate(&exec, graph, 0);
-  for (int r = 0; r < 10; ++r) cudaGraphLaunch(exec, stream);
-  cudaStreamSynchronize(stream);
+  {
+    NODESCOPE_RANGE("replays");  // a user range: shown on this thread and on the GPU stream
+    for (int r = 0; r < 10; ++r) cudaGraphLaunch(exec, stream);
+    cudaStreamSynchronize(stream);
+  }
   if (!session.Stop() || !session.Write(argv[1])) {
     std::fprintf(stderr, "nodescope: %s\n", session.error().c_str());
     return 1;

@@ -34,6 +34,17 @@ void nodescope_destroy(nodescope_session* session);
 /* The calling thread's last error message ("" if none). Valid until the next call. */
 const char* nodescope_last_error(void);
 
+/* User ranges. Push/pop ranges nest per thread; each becomes a user_annotation on its thread
+ * and a gpu_user_annotation on every stream that ran work launched inside it. A range open
+ * while a CUDA graph is captured follows its nodes into every replay (the "scope" arg).
+ * Recorded while a session (or `nodescope run`) is tracing; otherwise they cost a few ns.
+ * The name is copied. */
+void nodescope_range_push(const char* name);
+void nodescope_range_pop(void);
+/* Start/end ranges may overlap and end on another thread; they are shown on the CPU only. */
+uint64_t nodescope_range_start(const char* name);
+void nodescope_range_end(uint64_t id);
+
 #ifdef __cplusplus
 }
 #endif

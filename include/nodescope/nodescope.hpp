@@ -60,4 +60,23 @@ class Session {
   std::string error_;
 };
 
+// A push/pop range for the enclosing scope: NODESCOPE_RANGE("layer.0/attn");
+class ScopedRange {
+ public:
+  explicit ScopedRange(const char* name) { nodescope_range_push(name); }
+  ~ScopedRange() { nodescope_range_pop(); }
+  ScopedRange(const ScopedRange&) = delete;
+  ScopedRange& operator=(const ScopedRange&) = delete;
+};
+
 }  // namespace nodescope
+
+// Compiled out entirely with -DNODESCOPE_DISABLE_RANGES.
+#ifndef NODESCOPE_DISABLE_RANGES
+#define NODESCOPE_RANGE_CONCAT_INNER(a, b) a##b
+#define NODESCOPE_RANGE_CONCAT(a, b) NODESCOPE_RANGE_CONCAT_INNER(a, b)
+#define NODESCOPE_RANGE(name) \
+  ::nodescope::ScopedRange NODESCOPE_RANGE_CONCAT(nodescope_range_, __LINE__)(name)
+#else
+#define NODESCOPE_RANGE(name)
+#endif

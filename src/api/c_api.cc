@@ -2,15 +2,19 @@
 #include <memory>
 #include <string>
 
+#include "api/finish_trace.h"
 #include "api/process_session.h"
 #include "backends/backend.h"
 #include "export/chrome_trace_writer.h"
 #include "nodescope/nodescope.h"
+#include "ranges/range_recorder.h"
 
 struct nodescope_session {
   std::unique_ptr<nodescope::Tracer> tracer;
   bool stopped = false;
 };
+
+
 
 namespace {
 
@@ -50,6 +54,8 @@ nodescope_session* nodescope_start(void) {
   }
   auto* session = new nodescope_session;
   session->tracer = std::move(tracer).value();
+  RangeRecorder::Get().Arm();
+  RangeRecorder::Get().SyncThisThread();
   return session;
 }
 
@@ -58,6 +64,9 @@ int nodescope_stop(nodescope_session* session) {
   if (session->stopped) return 0;
   session->stopped = true;
   nodescope::Status s = session->tracer->Stop();
+  if (!nodescope::ProcessSessionActive()) nodescope::RangeRecorder::Get().Disarm();
+  nodescope::Trace& trace = session->tracer->trace();
+  nodescope::FinishTrace(trace, trace.start_ns);
   return s.ok() ? 0 : Fail(s);
 }
 
@@ -87,5 +96,14 @@ void nodescope_destroy(nodescope_session* session) {
 }
 
 const char* nodescope_last_error(void) { return t_last_error.c_str(); }
+
+void nodescope_range_push(const char* name) {
+  nodescope::RangeRecorder::Get().Push(name != nullptr ? name : "");
+}
+void nodescope_range_pop(void) { nodescope::RangeRecorder::Get().Pop(); }
+uint64_t nodescope_range_start(const char* name) {
+  return nodescope::RangeRecorder::Get().Start(name != nullptr ? name : "");
+}
+void nodescope_range_end(uint64_t id) { nodescope::RangeRecorder::Get().End(id); }
 
 }  // extern "C"

@@ -16,7 +16,9 @@
 #include <mutex>
 #include <thread>
 
+#include "api/finish_trace.h"
 #include "backends/backend.h"
+#include "ranges/range_recorder.h"
 #include "base/clock.h"
 #include "export/chrome_trace_writer.h"
 #include "model/trace.h"
@@ -69,6 +71,7 @@ void Finalize(int signal_number) {
   Status stopped = g_tracer->Stop();
   uint64_t t1 = NowNs();
   Trace& trace = g_tracer->trace();
+  FinishTrace(trace, 0);  // the whole process: every range since it started
   trace.trace_name = *g_path;
   if (signal_number != 0) trace.counters.emplace_back("ended_by_signal", signal_number);
   Status written = WriteChromeTraceFile(trace, *g_path);
@@ -195,6 +198,9 @@ Status StartProcessSession(std::string_view backend) {
   if (!started.ok()) return fail(started);
   g_tracer = tracer->release();
   g_state.store(kRunning);
+  RangeRecorder::Get().Arm();
+  // Ranges this thread opened before the GPU was initialised cover the work it launches next.
+  RangeRecorder::Get().SyncThisThread();
   std::atexit(&AtExit);
   InstallSignalHooks();
   return OkStatus();

@@ -1,10 +1,11 @@
-// Tests of the base layer: Status, ChunkedVector, StringTable.
+// Tests of the base layer: Status, ChunkedVector, FlatIndexMap, IdIndex, StringTable.
 #include <gtest/gtest.h>
 
 #include <cerrno>
 #include <string>
 
 #include "base/chunked_vector.h"
+#include "base/flat_index_map.h"
 #include "base/status.h"
 #include "base/string_table.h"
 
@@ -50,6 +51,32 @@ TEST(ChunkedVector, KeepsOrderAcrossChunks) {
   for (int i = 0; i < 100; ++i) expected_sum += i;
   v.ForEach([&](int x) { sum += x; });
   EXPECT_EQ(sum, expected_sum);
+}
+
+TEST(FlatIndexMap, FirstValueWinsAndSurvivesGrowth) {
+  FlatIndexMap<uint64_t> m;
+  EXPECT_EQ(m.Find(5), FlatIndexMap<uint64_t>::kAbsent) << "empty map";
+  m.Reserve(10);
+  for (uint32_t i = 0; i < 10000; ++i) EXPECT_EQ(m.FindOrInsert(uint64_t{i} * 4096, i), i);
+  EXPECT_EQ(m.size(), 10000u);
+  EXPECT_EQ(m.FindOrInsert(4096, 77), 1u) << "present: the stored value is kept";
+  for (uint32_t i = 0; i < 10000; ++i) ASSERT_EQ(m.Find(uint64_t{i} * 4096), i);
+  EXPECT_EQ(m.Find(1), FlatIndexMap<uint64_t>::kAbsent);
+}
+
+TEST(IdIndex, DenseAndSparseAgree) {
+  for (uint64_t stride : {uint64_t{1}, uint64_t{1} << 40}) {
+    IdIndex<uint64_t> index;
+    index.Reserve(1000, 1000 * stride);
+    EXPECT_TRUE(index.empty());
+    for (uint32_t i = 1; i <= 1000; ++i) EXPECT_EQ(index.FindOrInsert(i * stride, i), i);
+    EXPECT_EQ(index.FindOrInsert(5 * stride, 99), 5u) << "the first value is kept";
+    EXPECT_EQ(index.FindOrInsert(uint64_t{1} << 62, 7), 7u) << "past the hint still works";
+    for (uint32_t i = 1; i <= 1000; ++i) ASSERT_EQ(index.Find(i * stride), i);
+    EXPECT_EQ(index.Find(uint64_t{1} << 62), 7u);
+    EXPECT_EQ(index.Find(0), IdIndex<uint64_t>::kAbsent);
+    EXPECT_FALSE(index.empty());
+  }
 }
 
 TEST(StringTable, InternsOnce) {

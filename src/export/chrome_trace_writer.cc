@@ -1,4 +1,5 @@
-// Chrome-trace JSON writer in kineto's schema: header, metadata, API calls, GPU work, ac2g flows.
+// Chrome-trace JSON writer in kineto's schema: header, metadata, API calls, user ranges, GPU work,
+// ac2g flows, user ranges on the device timeline.
 #include "export/chrome_trace_writer.h"
 
 #include <cxxabi.h>
@@ -14,6 +15,8 @@
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
+
+#include "attribution/annotations.h"
 
 namespace nodescope {
 namespace {
@@ -60,7 +63,7 @@ uint64_t Product3(const int32_t dims[3]) {
 
 class Writer {
  public:
-  Writer(const Trace& trace, JsonOutput& out) : t_(trace), out_(out) {}
+  Writer(const Trace& trace, JsonOutput& out) : t_(trace), out_(out), links_(trace) {}
 
   Status Write() {
     Scan();
@@ -68,8 +71,10 @@ class Writer {
     out_.Raw("  \"traceEvents\": [\n  ");
     WriteMetadata();  // always writes at least one event, so every later one starts with ","
     t_.api.ForEach([this](const ApiCall& a) { WriteApiCall(a); });
+    t_.ranges.ForEach([this](const UserRange& r) { WriteRange(r); });
     BuildCorrelationIndex();
     t_.gpu.ForEach([this](const GpuActivity& a) { WriteGpu(a); });
+    for (const DeviceSpan& s : t_.device_spans) WriteDeviceSpan(s);
     out_.Raw("\n  ],\n  \"traceName\": ");
     out_.String(t_.trace_name);
     out_.Raw("\n}\n");
@@ -89,6 +94,9 @@ class Writer {
     });
     t_.api.ForEach([&](const ApiCall& a) {
       if (a.start_ns != 0) earliest = std::min(earliest, a.start_ns);
+    });
+    t_.ranges.ForEach([&](const UserRange& r) {
+      if (r.start_ns != 0) earliest = std::min(earliest, r.start_ns);
     });
     base_ns_ = t_.start_ns != 0 ? t_.start_ns : (earliest == UINT64_MAX ? 0 : earliest);
     streams_.assign(keys.begin(), keys.end());
@@ -147,6 +155,22 @@ class Writer {
     out_.Uint(d.unknown_records);
     out_.Raw(",\"total\":");
     out_.Uint(d.Total());
+    out_.Char('}');
+    const RangeCounters& r = t_.range_counters;
+    out_.Raw(",\"ranges\":{\"recorded\":");
+    out_.Uint(t_.ranges.size());
+    out_.Raw(",\"unbalanced_pops\":");
+    out_.Uint(r.unbalanced_pops);
+    out_.Raw(",\"open_at_end\":");
+    out_.Uint(r.open_at_end);
+    out_.Raw(",\"ended_on_other_thread\":");
+    out_.Uint(r.ended_on_other_thread);
+    out_.Raw(",\"unknown_ends\":");
+    out_.Uint(r.unknown_ends);
+    out_.Raw(",\"dropped\":");
+    out_.Uint(r.dropped);
+    out_.Raw(",\"device_spans\":");
+    out_.Uint(t_.device_spans.size());
     out_.Char('}');
     for (const auto& [name, value] : t_.counters) {
       out_.Char(',');
@@ -279,6 +303,68 @@ class Writer {
     out_.Raw("}}");
   }
 
+  std::string_view StringOf(StringId id) const {
+    return id < t_.strings.size() ? t_.strings.Get(id) : std::string_view();
+  }
+
+  // A user range on the thread that opened it, linked to its device spans by "External id".
+  void WriteRange(const UserRange& r) {
+    out_.Raw(",\n  {\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":");
+    out_.String(StringOf(r.name));
+    out_.Raw(",\"pid\":");
+    out_.Uint(r.pid);
+    out_.Raw(",\"tid\":");
+    out_.Uint(r.tid);
+    Time(r.start_ns, r.end_ns);
+    out_.Raw(",\"args\":{\"External id\":");
+    out_.Uint(r.id);
+    if ((r.flags & kRangeOpenAtEnd) != 0) out_.Raw(",\"open at end\":true");
+    if ((r.flags & kRangeCrossThread) != 0) {
+      out_.Raw(",\"end tid\":");
+      out_.Uint(r.end_tid);
+    }
+    if (r.domain != kNoString) {
+      out_.Raw(",\"domain\":");
+      out_.String(StringOf(r.domain));
+    }
+    out_.Raw("}}");
+  }
+
+  // The exact extent of the range's work on one stream (kineto widens it by 1 ns each side for
+  // Chrome's nesting; we do not, so the span can be checked against its kernels).
+  void WriteDeviceSpan(const DeviceSpan& s) {
+    out_.Raw(",\n  {\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":");
+    out_.String(StringOf(s.name));
+    out_.Raw(",\"pid\":");
+    out_.Uint(s.device);
+    out_.Raw(",\"tid\":");
+    out_.Uint(s.stream);
+    Time(s.start_ns, s.end_ns);
+    out_.Raw(",\"args\":{\"External id\":");
+    out_.Uint(s.range_id);
+    if (s.replay_correlation != 0) {
+      out_.Raw(",\"replay correlation\":");
+      out_.Uint(s.replay_correlation);
+    }
+    out_.Raw("}}");
+  }
+
+  // `,"scope":"<outer/inner>"` for a capture-time range, built once per range; "" when the id is
+  // not in the trace.
+  const std::string& ScopeArg(uint64_t capture_range_id) {
+    const auto next = static_cast<uint32_t>(scope_args_.size());
+    const uint32_t i = scope_index_.FindOrInsert(capture_range_id, next);
+    if (i == next) {
+      std::string arg;
+      if (links_.IndexOf(capture_range_id) != RangeLinks::kNone) {
+        arg = ",\"scope\":";
+        JsonOutput::AppendEscaped(RangePath(t_, links_, capture_range_id), arg);
+      }
+      scope_args_.push_back(std::move(arg));
+    }
+    return scope_args_[i];
+  }
+
   void BuildCorrelationIndex() {
     api_by_correlation_.reserve(t_.api.size());
     t_.api.ForEach([this](const ApiCall& a) {
@@ -355,6 +441,15 @@ class Writer {
       out_.Raw(",\"graph node id\":");
       out_.Uint(a.graph_node_id);
     }
+    if (a.capture_range_id != 0) out_.Raw(ScopeArg(a.capture_range_id));
+    if (a.correlation_id != 0 && links_.has_runtime_links()) {
+      // kineto links device work to its CPU op this way; here the op is the innermost range.
+      const uint32_t r = links_.RuntimeRangeOf(a.correlation_id);
+      if (r < RangeLinks::kUnresolved) {
+        out_.Raw(",\"External id\":");
+        out_.Uint(links_.range(r).id);
+      }
+    }
     out_.Raw("}}");
     WriteFlow(a);
   }
@@ -424,6 +519,9 @@ class Writer {
   std::vector<std::string> kernel_prefix_;  // by StringId, "" until first use
   std::vector<std::string> api_prefix_;     // by StringId * domains + domain
   std::unordered_map<uint32_t, const ApiCall*> api_by_correlation_;
+  RangeLinks links_;
+  FlatIndexMap<uint64_t> scope_index_;  // capture range id -> index in scope_args_
+  std::vector<std::string> scope_args_;
   uint32_t sms_device_ = UINT32_MAX;
   uint64_t sms_ = 0;
   uint64_t flow_id_ = 0;

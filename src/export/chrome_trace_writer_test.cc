@@ -1,4 +1,5 @@
-// Tests of the Chrome-trace writer: golden files, graph keys, ac2g flows, metadata, JSON validity.
+// Tests of the Chrome-trace writer: golden files, graph keys, ac2g flows, user ranges, metadata,
+// JSON validity.
 #include "export/chrome_trace_writer.h"
 
 #include <gtest/gtest.h>
@@ -13,6 +14,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "attribution/annotations.h"
 
 namespace nodescope {
 namespace {
@@ -134,6 +137,94 @@ Trace SampleTrace() {
   return t;
 }
 
+UserRange Range(Trace& t, uint64_t id, uint64_t parent, std::string_view name, uint32_t tid,
+                uint64_t start, uint64_t end) {
+  UserRange r{};
+  r.id = id;
+  r.parent_id = parent;
+  r.name = t.strings.Intern(name);
+  r.pid = t.pid;
+  r.tid = tid;
+  r.end_tid = tid;
+  r.start_ns = start;
+  r.end_ns = end;
+  return r;
+}
+
+// Nested push/pop ranges, a Start/End range ended on another thread, one still open at the end,
+// a runtime range over kernels on two streams, a graph with a two-level capture scope replayed
+// twice, and a link to a range that is not in the trace. Device spans are built as a finished
+// trace has them.
+Trace RangesTrace() {
+  Trace t;
+  t.pid = 4242;
+  t.process_name = "ranges";
+  t.trace_name = "ranges";
+  t.start_ns = kBase;
+  t.end_ns = kBase + 200000;
+  t.thread_names = {{4243, "main"}, {4244, "loader"}};
+  t.range_counters = {.unbalanced_pops = 1,
+                      .open_at_end = 1,
+                      .ended_on_other_thread = 1,
+                      .unknown_ends = 2,
+                      .dropped = 3};
+
+  t.ranges.push_back(Range(t, 5, 0, "capture \"outer\"", 4243, kBase + 500, kBase + 900));
+  t.ranges.push_back(Range(t, 6, 5, "inner\nscope", 4243, kBase + 600, kBase + 800));
+  UserRange forward = Range(t, 2, 1, "forward", 4243, kBase + 2000, kBase + 20000);
+  forward.domain = t.strings.Intern("my \"domain\"");
+  t.ranges.push_back(forward);
+  UserRange load = Range(t, 3, 0, "load batch", 4243, kBase + 3000, kBase + 90000);
+  load.flags = kRangeStartEnd | kRangeCrossThread;
+  load.end_tid = 4244;
+  t.ranges.push_back(load);
+  t.ranges.push_back(Range(t, 1, 0, "step \"1\"\n", 4243, kBase + 1000, kBase + 150000));
+  UserRange open = Range(t, 4, 0, "still open", 4244, kBase + 95000, t.end_ns);
+  open.flags = kRangeOpenAtEnd;
+  t.ranges.push_back(open);
+
+  t.api.push_back(
+      Api(t, ApiDomain::kRuntime, "cudaLaunchKernel", 4243, 21, 211, kBase + 4000, kBase + 5000));
+  t.api.push_back(
+      Api(t, ApiDomain::kRuntime, "cudaLaunchKernel", 4243, 22, 211, kBase + 6000, kBase + 7000));
+  t.api.push_back(
+      Api(t, ApiDomain::kRuntime, "cudaGraphLaunch", 4243, 30, 311, kBase + 30000, kBase + 31000));
+  t.api.push_back(
+      Api(t, ApiDomain::kRuntime, "cudaGraphLaunch", 4243, 31, 311, kBase + 32000, kBase + 33000));
+  for (auto [corr, range] :
+       {std::pair<uint32_t, uint64_t>{21, 2}, {22, 2}, {30, 1}, {31, 1}, {23, 999}}) {
+    t.external.push_back(ExternalCorrelation{range, corr, ExternalKind::kUserRange});
+  }
+
+  t.gpu.push_back(Kernel(t, "gemm", kBase + 10000, kBase + 12000, 21));
+  GpuActivity softmax = Kernel(t, "softmax", kBase + 10500, kBase + 11000, 22);
+  softmax.stream = 8;
+  t.gpu.push_back(softmax);
+  for (uint32_t replay = 0; replay < 2; ++replay) {
+    const uint64_t at = kBase + 40000 + 10000 * uint64_t{replay};
+    GpuActivity attn = Kernel(t, "attn", at, at + 1000, 30 + replay);
+    attn.graph_id = 3;
+    attn.graph_node_id = uint64_t{3} << 32;
+    attn.capture_range_id = 6;
+    GpuActivity proj = Kernel(t, "proj", at + 1100, at + 2000, 30 + replay);
+    proj.graph_id = 3;
+    proj.graph_node_id = (uint64_t{3} << 32) | 1;
+    proj.capture_range_id = 5;
+    t.gpu.push_back(attn);
+    t.gpu.push_back(proj);
+  }
+  GpuActivity fill{};  // launched under a range that was not recorded
+  fill.kind = ActivityKind::kMemset;
+  fill.start_ns = kBase + 60000;
+  fill.end_ns = kBase + 60500;
+  fill.correlation_id = 23;
+  fill.stream = 8;
+  fill.fill = {256, 0, MemoryKind::kDevice, {}};
+  t.gpu.push_back(fill);
+  BuildDeviceSpans(t);
+  return t;
+}
+
 std::string Write(const Trace& t) {
   StringJsonOutput out;
   Status s = WriteChromeTrace(t, out);
@@ -190,6 +281,8 @@ void ExpectGolden(const std::string& actual, const std::string& name) {
 TEST(ChromeTraceWriter, MatchesGoldenSample) { ExpectGolden(Write(SampleTrace()), "sample.json"); }
 
 TEST(ChromeTraceWriter, MatchesGoldenEmpty) { ExpectGolden(Write(Trace{}), "empty.json"); }
+
+TEST(ChromeTraceWriter, MatchesGoldenRanges) { ExpectGolden(Write(RangesTrace()), "ranges.json"); }
 
 TEST(ChromeTraceWriter, DemanglesKernelNames) {
   std::string json = Write(SampleTrace());
@@ -275,9 +368,77 @@ TEST(ChromeTraceWriter, DropsAndCountersInMetadata) {
   std::string json = Write(SampleTrace());
   EXPECT_NE(json.find(R"(  "nodescope": {"version":")"), std::string::npos);
   EXPECT_NE(json.find(R"("dropped_records":{"vendor_dropped":3,"buffers_refused":1,)"
-                      R"("store_full":2,"unknown_records":5,"total":5},"graph_execs":1},)"),
+                      R"("store_full":2,"unknown_records":5,"total":5},"ranges":{"recorded":0,)"
+                      R"("unbalanced_pops":0,"open_at_end":0,"ended_on_other_thread":0,)"
+                      R"("unknown_ends":0,"dropped":0,"device_spans":0},"graph_execs":1},)"),
             std::string::npos);
   EXPECT_NE(json.find("\n  \"cupti_version\": 130001,\n"), std::string::npos);
+}
+
+TEST(ChromeTraceWriter, RangeCountersInMetadata) {
+  std::string json = Write(RangesTrace());
+  EXPECT_NE(json.find(R"("ranges":{"recorded":6,"unbalanced_pops":1,"open_at_end":1,)"
+                      R"("ended_on_other_thread":1,"unknown_ends":2,"dropped":3,"device_spans":8},)"
+                      R"("unresolved_range_links":1})"),
+            std::string::npos);
+}
+
+TEST(ChromeTraceWriter, UserRangesOnTheirThreads) {
+  std::string json = Write(RangesTrace());
+  std::vector<std::string> cpu = LinesWith(json, R"("cat":"user_annotation")");
+  ASSERT_EQ(cpu.size(), 6u);
+  EXPECT_EQ(LinesWith(json, R"j("name":"step \"1\"\n","pid":4242,"tid":4243,"ts":1.000,)j"
+                            R"j("dur":149.000,"args":{"External id":1}})j")
+                .size(),
+            1u);
+  EXPECT_EQ(LinesWith(json, R"("args":{"External id":2,"domain":"my \"domain\""}})").size(), 1u);
+  EXPECT_EQ(LinesWith(json, R"("args":{"External id":3,"end tid":4244}})").size(), 1u);
+  EXPECT_EQ(LinesWith(json, R"("tid":4244,"ts":95.000,"dur":105.000,)"
+                            R"("args":{"External id":4,"open at end":true}})")
+                .size(),
+            1u);
+}
+
+TEST(ChromeTraceWriter, DeviceSpansHaveTheExactExtentOfTheirWork) {
+  std::string json = Write(RangesTrace());
+  ASSERT_EQ(LinesWith(json, R"("cat":"gpu_user_annotation")").size(), 8u);
+  // "forward" on two streams: exactly its kernels' extent, not widened by a nanosecond.
+  EXPECT_EQ(LinesWith(json, R"("name":"forward","pid":0,"tid":7,"ts":10.000,"dur":2.000,)"
+                            R"("args":{"External id":2}})")
+                .size(),
+            1u);
+  EXPECT_EQ(LinesWith(json, R"("name":"forward","pid":0,"tid":8,"ts":10.500,"dur":0.500,)").size(),
+            1u);
+  // "step" around both graph launches: from its first kernel to the second replay's end.
+  EXPECT_EQ(LinesWith(json, R"j("name":"step \"1\"\n","pid":0,"tid":7,"ts":10.000,"dur":42.000,)j")
+                .size(),
+            1u);
+  // Capture-time ranges: one span per replay.
+  EXPECT_EQ(LinesWith(json, R"("ts":40.000,"dur":2.000,"args":{"External id":5,)"
+                            R"("replay correlation":30}})")
+                .size(),
+            1u);
+  EXPECT_EQ(LinesWith(json, R"("ts":50.000,"dur":1.000,"args":{"External id":6,)"
+                            R"("replay correlation":31}})")
+                .size(),
+            1u);
+}
+
+TEST(ChromeTraceWriter, ScopeAndExternalIdOnDeviceWork) {
+  std::string json = Write(RangesTrace());
+  EXPECT_EQ(LinesWith(json, R"("graph node id":12884901888,)"
+                            R"("scope":"capture \"outer\"/inner\nscope","External id":1}})")
+                .size(),
+            2u);
+  EXPECT_EQ(LinesWith(json, R"("graph node id":12884901889,"scope":"capture \"outer\"",)"
+                            R"("External id":1}})")
+                .size(),
+            2u);
+  EXPECT_EQ(LinesWith(json, R"("block":[96,1,1],"External id":2}})").size(), 2u);
+  std::vector<std::string> fill = LinesWith(json, R"("cat":"gpu_memset")");
+  ASSERT_EQ(fill.size(), 1u);
+  EXPECT_EQ(fill[0].find("External id"), std::string::npos) << "its range is not in the trace";
+  EXPECT_EQ(LinesWith(Write(SampleTrace()), "External id").size(), 0u);
 }
 
 TEST(ChromeTraceWriter, ProcessAndThreadMetadata) {
@@ -347,6 +508,8 @@ TEST(ChromeTraceWriter, FileIsValidJsonAndRenamedIntoPlace) {
   EXPECT_NE(access(path.c_str(), F_OK), -1);
   EXPECT_EQ(access((path + ".tmp").c_str(), F_OK), -1) << "the temporary file is renamed";
   ExpectValidJson(path);
+  ASSERT_TRUE(WriteChromeTraceFile(RangesTrace(), path).ok());
+  ExpectValidJson(path);
 }
 
 TEST(ChromeTraceWriter, ArbitraryBytesStillGiveValidJson) {
@@ -362,9 +525,16 @@ TEST(ChromeTraceWriter, ArbitraryBytesStillGiveValidJson) {
   t.trace_name = random_string();
   for (uint32_t i = 0; i < 200; ++i) {
     t.api.push_back(Api(t, ApiDomain::kRuntime, random_string(), i, i + 1, 1, 100 + i, 200 + i));
-    t.gpu.push_back(Kernel(t, "_Z" + random_string(), 300 + i, 400 + i, i + 1));
+    GpuActivity k = Kernel(t, "_Z" + random_string(), 300 + i, 400 + i, i + 1);
+    k.capture_range_id = i + 1;
+    t.gpu.push_back(k);
     t.thread_names.emplace_back(i, random_string());
+    UserRange r = Range(t, i + 1, (i + 1) / 2, random_string(), i, 100 + i, 500 + i);
+    r.domain = t.strings.Intern(random_string());
+    t.ranges.push_back(r);
+    t.external.push_back(ExternalCorrelation{i + 1, i + 1, ExternalKind::kUserRange});
   }
+  BuildDeviceSpans(t);
   t.counters.emplace_back(random_string(), 1);
   TempDir dir;
   const std::string path = dir.path() + "/fuzz.json";

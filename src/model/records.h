@@ -88,8 +88,11 @@ struct GpuActivity {
     CopyDetails copy;
     FillDetails fill;
   };
+  // The innermost user range open where this node was added to its graph (stream capture or
+  // explicit creation), carried into every replay; 0 when none or not from a graph.
+  uint64_t capture_range_id;
 };
-static_assert(sizeof(GpuActivity) == 88);
+static_assert(sizeof(GpuActivity) == 96);
 static_assert(std::is_trivially_copyable_v<GpuActivity>);
 
 enum class ApiDomain : uint8_t { kRuntime = 0, kDriver = 1, kCount = 2 };
@@ -111,12 +114,52 @@ struct ApiCall {
 static_assert(sizeof(ApiCall) == 40);
 static_assert(std::is_trivially_copyable_v<ApiCall>);
 
-// Vendor correlation id -> an id the tool pushed around the API call (user ranges, CPU ops).
+// What an external correlation id stands for.
+enum class ExternalKind : uint32_t { kOther = 0, kUserRange = 1 };
+
+// Vendor correlation id -> an id the tool pushed around the API call: for kUserRange, the
+// innermost push/pop UserRange open on the launching thread.
 struct ExternalCorrelation {
   uint64_t external_id;
   uint32_t correlation_id;
-  uint32_t external_kind;
+  ExternalKind external_kind;
 };
 static_assert(sizeof(ExternalCorrelation) == 16);
+
+// A user range (nodescope's API, NVTX, a framework) as it ran on the CPU.
+enum RangeFlags : uint8_t {
+  kRangeStartEnd = 1,     // a Start/End range (not push/pop): may end on another thread
+  kRangeOpenAtEnd = 2,    // still open when tracing stopped: closed at the trace's end
+  kRangeCrossThread = 4,  // ended on another thread than it started on
+};
+struct UserRange {
+  uint64_t id;         // unique in the trace: the "External id" linking CPU and device spans
+  uint64_t parent_id;  // the enclosing push/pop range on the same thread, 0 at the top
+  uint64_t start_ns;
+  uint64_t end_ns;
+  StringId name;
+  StringId domain;  // NVTX domain name; kNoString for the default domain and our own API
+  uint32_t pid;
+  uint32_t tid;      // the thread that opened it
+  uint32_t end_tid;  // the thread that closed it
+  uint8_t flags;
+  uint8_t reserved[3];
+};
+static_assert(sizeof(UserRange) == 56);
+static_assert(std::is_trivially_copyable_v<UserRange>);
+
+// A user range projected onto a device stream: first linked activity's start to the last one's
+// end. Runtime ranges give one per (device, stream, range); a capture-time range gives one per
+// (device, stream, range, replay).
+struct DeviceSpan {
+  uint64_t range_id;
+  uint64_t start_ns;
+  uint64_t end_ns;
+  uint32_t device;
+  uint32_t stream;
+  uint32_t replay_correlation;  // the graph launch's correlation id; 0 for runtime ranges
+  StringId name;
+};
+static_assert(sizeof(DeviceSpan) == 40);
 
 }  // namespace nodescope

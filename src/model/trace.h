@@ -46,11 +46,23 @@ struct AttributionInfo {
   std::vector<std::pair<std::string, uint64_t>> withheld;  // reason -> records without keys
 };
 
+// What happened to user ranges that did not close cleanly. Written under "nodescope"."ranges".
+struct RangeCounters {
+  uint64_t unbalanced_pops = 0;        // a pop with no range open on that thread
+  uint64_t open_at_end = 0;            // closed at the trace's end
+  uint64_t ended_on_other_thread = 0;  // Start/End ranges ended by another thread
+  uint64_t unknown_ends = 0;           // an End for an id never started (or ended twice)
+  uint64_t dropped = 0;                // ranges not recorded (per-thread log full)
+};
+
 struct Trace {
   StringTable strings;
   ChunkedVector<GpuActivity> gpu;
   ChunkedVector<ApiCall> api;
   ChunkedVector<ExternalCorrelation> external;
+  ChunkedVector<UserRange> ranges;
+  std::vector<DeviceSpan> device_spans;  // filled by BuildDeviceSpans (attribution/annotations.h)
+  RangeCounters range_counters;
 
   std::vector<DeviceProperties> devices;
   // "cupti_version", "cuda_runtime_version", "cuda_driver_version", ... written as top-level ints.

@@ -33,6 +33,8 @@ Status ProbeCuda() {
 
 void AddCudaEnv(const std::string& library, std::vector<std::string>* env) {
   env->push_back("CUDA_INJECTION64_PATH=" + library);
+  // The same library serves NVTX: ranges from unmodified programs (and libtorch, NCCL, ...).
+  env->push_back("NVTX_INJECTION64_PATH=" + library);
 }
 
 [[maybe_unused]] const bool kRegistered =

@@ -52,8 +52,12 @@ std::string_view StripApiVersionSuffix(std::string_view name) {
 }
 
 CuptiDecoder::CuptiDecoder(Trace* trace, uint64_t max_events, ApiNameFn api_name,
-                           NativeIdAttributor* attributor)
-    : trace_(trace), max_events_(max_events), api_name_(api_name), attributor_(attributor) {}
+                           NativeIdAttributor* attributor, CaptureScopeTable* scopes)
+    : trace_(trace),
+      max_events_(max_events),
+      api_name_(api_name),
+      attributor_(attributor),
+      scopes_(scopes) {}
 
 bool CuptiDecoder::Room() {
   if (decoded_ < max_events_) {
@@ -88,8 +92,11 @@ bool CuptiDecoder::Decode(const CUpti_Activity* record) {
     case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
       if (!Room()) return true;
       const auto& e = *reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
-      trace_->external.push_back(ExternalCorrelation{e.externalId, e.correlationId,
-                                                     static_cast<uint32_t>(e.externalKind)});
+      // CUSTOM1 is where nodescope pushes user ranges (as kineto does).
+      trace_->external.push_back(ExternalCorrelation{
+          e.externalId, e.correlationId,
+          e.externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1 ? ExternalKind::kUserRange
+                                                                    : ExternalKind::kOther});
       return true;
     }
     default:
@@ -99,6 +106,7 @@ bool CuptiDecoder::Decode(const CUpti_Activity* record) {
 }
 
 void CuptiDecoder::DecodeBuffer(uint8_t* buffer, size_t valid_bytes) {
+  if (scopes_ != nullptr) scopes_->Drain();
   if (attributor_ != nullptr) attributor_->Drain();
   CUpti_Activity* record = nullptr;
   while (cuptiActivityGetNextRecord(buffer, valid_bytes, &record) == CUPTI_SUCCESS) {

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "attribution/capture_scopes.h"
 #include "attribution/native_attributor.h"
 #include "model/trace.h"
 
@@ -23,8 +24,9 @@ class CuptiDecoder {
  public:
   // `trace` must outlive the decoder. The caller serialises calls (one decoding thread at a time).
   // `attributor` may be null (graph attribution off: records keep CUPTI's native ids).
+  // `scopes` may be null (no capture-time ranges).
   CuptiDecoder(Trace* trace, uint64_t max_events, ApiNameFn api_name,
-               NativeIdAttributor* attributor = nullptr);
+               NativeIdAttributor* attributor = nullptr, CaptureScopeTable* scopes = nullptr);
 
   // Decodes one record. Returns false for kinds we do not keep (counted in unknown_records).
   bool Decode(const CUpti_Activity* record);
@@ -36,6 +38,10 @@ class CuptiDecoder {
  private:
   bool Room();
   void Keep(GpuActivity& a) {
+    // The scope is looked up by the vendor's key, before attribution may rename it.
+    if (scopes_ != nullptr && a.graph_id != 0) {
+      a.capture_range_id = scopes_->Lookup(a.graph_node_id, a.correlation_id);
+    }
     if (attributor_ != nullptr) attributor_->Attribute(a);
     trace_->gpu.push_back(a);
   }
@@ -50,6 +56,7 @@ class CuptiDecoder {
   uint64_t max_events_;
   ApiNameFn api_name_;
   NativeIdAttributor* attributor_;
+  CaptureScopeTable* scopes_;
   uint64_t decoded_ = 0;
   // cbid -> interned name, per domain; filled on first sight of a cbid (no allocation after).
   static constexpr size_t kMaxCbid = 2048;

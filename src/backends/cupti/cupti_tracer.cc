@@ -11,6 +11,7 @@
 
 #include "backends/cupti/cuda_driver.h"
 #include "base/clock.h"
+#include "ranges/range_recorder.h"
 
 namespace nodescope::cupti {
 namespace {
@@ -51,6 +52,26 @@ const char* ApiNameFromCupti(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
 }
 
 uint64_t CUPTIAPI TraceClock() { return NowNs(); }
+
+constexpr uint8_t kCreatesExec = 1;
+constexpr uint8_t kChangesExec = 2;
+
+// The graph API call in progress on this thread (outermost: a runtime call reaches the driver's
+// own entry point, which must not be reported twice).
+thread_local int t_api_depth = 0;
+thread_local uint8_t t_api_kind = 0;
+thread_local uint64_t t_api_correlation = 0;
+
+// User ranges become CUPTI external correlation ids (CUSTOM1, as kineto uses for annotations):
+// every API call made inside a range is then linked to it by an EXTERNAL_CORRELATION record.
+void RangePushed(uint64_t range_id) {
+  cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, range_id);
+}
+void RangePopped(uint64_t) {
+  uint64_t last = 0;
+  cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, &last);
+}
+const RangeRecorder::Listener kRangeListener{&RangePushed, &RangePopped};
 
 std::string ReadFirstLine(const std::string& path) {
   FILE* f = std::fopen(path.c_str(), "r");
@@ -145,7 +166,70 @@ void CUPTIAPI CuptiTracer::OnCallback(void* userdata, CUpti_CallbackDomain domai
   }
 }
 
-void CuptiTracer::OnResource(CUpti_CallbackId cbid, const CUpti_ResourceData& /*data*/) {
+namespace {
+uint64_t NodeId(CUgraphNode node) {
+  uint64_t id = 0;
+  return node != nullptr && cuptiGetGraphNodeId(node, &id) == CUPTI_SUCCESS ? id : 0;
+}
+bool DebugGraphCallbacks() {
+  static const bool on = [] {
+    const char* v = std::getenv("NODESCOPE_DEBUG_GRAPH_CALLBACKS");
+    return v != nullptr && *v == '1';
+  }();
+  return on;
+}
+}  // namespace
+
+void CuptiTracer::OnGraphNode(CUpti_CallbackId cbid, const CUpti_GraphData& g) {
+  if (DebugGraphCallbacks()) {
+    uint32_t exec_id = 0;
+    if (g.graphExec != nullptr) cuptiGetGraphExecId(g.graphExec, &exec_id);
+    std::fprintf(stderr,
+                 "nodescope-debug: cbid=%u node=%llx original=%llx exec=%u api_kind=%u "
+                 "api_corr=%llu range=%llu\n",
+                 static_cast<unsigned>(cbid), static_cast<unsigned long long>(NodeId(g.node)),
+                 static_cast<unsigned long long>(NodeId(g.originalNode)), exec_id,
+                 static_cast<unsigned>(t_api_kind),
+                 static_cast<unsigned long long>(t_api_correlation),
+                 static_cast<unsigned long long>(RangeRecorder::Get().CurrentRange()));
+  }
+  switch (cbid) {
+    case CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED:
+      // Stream capture or explicit creation: the innermost open range is the node's scope.
+      scopes_.OnTemplateNode(NodeId(g.node), RangeRecorder::Get().CurrentRange());
+      break;
+    case CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED:
+      if (t_api_kind == kCreatesExec) {
+        scopes_.OnExecNode(NodeId(g.node), NodeId(g.originalNode), t_api_correlation);
+      } else {
+        scopes_.OnTemplateCloned(NodeId(g.node), NodeId(g.originalNode));  // cudaGraphClone
+      }
+      break;
+    case CUPTI_CBID_RESOURCE_GRAPH_NODE_UPDATED:
+      // cudaGraphExecUpdate: the exec node now runs the new graph's node. Observed on the H200
+      // (CUDA 13.0): `node` is the new graph's node and `originalNode` the exec's node.
+      if (g.originalNode != nullptr) {
+        scopes_.OnExecNode(NodeId(g.originalNode), NodeId(g.node), t_api_correlation);
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+void CuptiTracer::OnResource(CUpti_CallbackId cbid, const CUpti_ResourceData& data) {
+  switch (cbid) {
+    case CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED:
+    case CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED:
+    case CUPTI_CBID_RESOURCE_GRAPH_NODE_UPDATED:
+    case CUPTI_CBID_RESOURCE_GRAPH_NODE_SET_PARAMS:
+      if (data.resourceDescriptor != nullptr) {
+        OnGraphNode(cbid, *static_cast<const CUpti_GraphData*>(data.resourceDescriptor));
+      }
+      break;
+    default:
+      break;
+  }
   // Context/stream/module callbacks carry other descriptors: only graph cbids are counted here.
   // The attribution engine consumes the CUpti_GraphData payload (issue 2).
   auto bump = [](std::atomic<uint64_t>& c) { c.fetch_add(1, std::memory_order_relaxed); };
@@ -162,9 +246,6 @@ void CuptiTracer::OnResource(CUpti_CallbackId cbid, const CUpti_ResourceData& /*
 }
 
 namespace {
-
-constexpr uint8_t kCreatesExec = 1;
-constexpr uint8_t kChangesExec = 2;
 
 // Which API calls create or change a graph exec, by name, so new CUDA versions' variants
 // (_v2, _ptsz, ...) are caught without a cbid list to keep up to date.
@@ -209,20 +290,19 @@ Status CuptiTracer::EnableGraphApiCallbacks() {
 
 void CuptiTracer::OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                         const CUpti_CallbackData& data) {
-  // A runtime call reaches the driver's own entry point: report it once, from the runtime.
-  thread_local int runtime_depth = 0;
-  const bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+  const std::vector<uint8_t>& kinds =
+      domain == CUPTI_CB_DOMAIN_RUNTIME_API ? runtime_api_kind_ : driver_api_kind_;
+  const uint8_t kind = cbid < kinds.size() ? kinds[cbid] : 0;
   if (data.callbackSite == CUPTI_API_ENTER) {
-    if (runtime) ++runtime_depth;
+    if (t_api_depth++ == 0) {
+      t_api_kind = kind;
+      t_api_correlation = data.correlationId;
+    }
     return;
   }
-  if (runtime) {
-    --runtime_depth;
-  } else if (runtime_depth > 0) {
-    return;
-  }
-  const std::vector<uint8_t>& kinds = runtime ? runtime_api_kind_ : driver_api_kind_;
-  if (attributor_ == nullptr || cbid >= kinds.size() || kinds[cbid] == 0) return;
+  if (t_api_depth > 0 && --t_api_depth > 0) return;
+  t_api_kind = 0;
+  if (attributor_ == nullptr || kind == 0) return;
   // cudaError_t and CUresult are both int-sized enums where 0 means success.
   if (data.functionReturnValue == nullptr ||
       *static_cast<const int*>(data.functionReturnValue) != 0 || data.functionParams == nullptr) {
@@ -230,12 +310,12 @@ void CuptiTracer::OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
   }
   // Every one of these calls takes the exec first: by pointer when it creates it.
   void* first = *static_cast<void* const*>(data.functionParams);
-  CUgraphExec exec = kinds[cbid] == kCreatesExec
+  CUgraphExec exec = kind == kCreatesExec
                          ? (first != nullptr ? *static_cast<CUgraphExec*>(first) : nullptr)
                          : static_cast<CUgraphExec>(first);
   uint32_t exec_id = 0;
   if (exec == nullptr || cuptiGetGraphExecId(exec, &exec_id) != CUPTI_SUCCESS) return;
-  if (kinds[cbid] == kCreatesExec) {
+  if (kind == kCreatesExec) {
     attributor_->OnExecCreated(exec_id, data.correlationId);
   } else {
     attributor_->OnExecChanged(exec_id, data.correlationId);
@@ -263,7 +343,7 @@ Status CuptiTracer::Start(const TracerOptions& options) {
   pool_ = std::make_unique<BufferPool>(options.buffer_bytes, options.max_buffers);
   g_pool.store(pool_.get(), std::memory_order_release);
   if (options.graph_attribution) attributor_ = std::make_unique<NativeIdAttributor>();
-  decoder_.emplace(&trace_, options.max_events, &ApiNameFromCupti, attributor_.get());
+  decoder_.emplace(&trace_, options.max_events, &ApiNameFromCupti, attributor_.get(), &scopes_);
 
   Status s = CheckCupti(cuptiSubscribe(&subscriber_, &CuptiTracer::OnCallback, this),
                         "cuptiSubscribe");
@@ -274,10 +354,9 @@ Status CuptiTracer::Start(const TracerOptions& options) {
   s = CheckCupti(cuptiEnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE),
                  "cuptiEnableDomain(RESOURCE)");
   if (!s.ok()) return fail(s);
-  if (attributor_ != nullptr) {
-    s = EnableGraphApiCallbacks();
-    if (!s.ok()) return fail(s);
-  }
+  // Graph API calls: exec lifecycle for attribution, and instantiate boundaries for scopes.
+  s = EnableGraphApiCallbacks();
+  if (!s.ok()) return fail(s);
   // One clock for CPU and GPU: CUPTI stamps records with ours. System thread ids, like gettid.
   s = CheckCupti(cuptiActivityRegisterTimestampCallback(&TraceClock),
                  "cuptiActivityRegisterTimestampCallback");
@@ -300,6 +379,7 @@ Status CuptiTracer::Start(const TracerOptions& options) {
                                                   std::to_string(static_cast<int>(k)) + ")"));
     enabled_.push_back(k);
   }
+  RangeRecorder::Get().SetListener(&kRangeListener);
   running_ = true;
   return OkStatus();
 }

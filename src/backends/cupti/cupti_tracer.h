@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "attribution/capture_scopes.h"
 #include "attribution/native_attributor.h"
 #include "backends/cupti/cupti_decoder.h"
 
@@ -67,6 +68,7 @@ class CuptiTracer final : public Tracer {
   static void CUPTIAPI OnCallback(void* userdata, CUpti_CallbackDomain domain,
                                   CUpti_CallbackId cbid, const void* data);
   void OnResource(CUpti_CallbackId cbid, const CUpti_ResourceData& data);
+  void OnGraphNode(CUpti_CallbackId cbid, const CUpti_GraphData& graph);
   // Instantiate / update / set-params calls that returned success: exec lifecycle for attribution.
   void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& data);
   Status EnableGraphApiCallbacks();
@@ -77,6 +79,7 @@ class CuptiTracer final : public Tracer {
   std::mutex decode_mu_;  // serialises buffer completions (CUPTI's thread vs. a flushing thread)
   std::optional<CuptiDecoder> decoder_;
   std::unique_ptr<NativeIdAttributor> attributor_;  // null when graph attribution is off
+  CaptureScopeTable scopes_;
   // Per (domain, cbid): 0 = not ours, 1 = creates an exec, 2 = changes an exec in place.
   std::vector<uint8_t> runtime_api_kind_;
   std::vector<uint8_t> driver_api_kind_;

@@ -1,0 +1,14 @@
+// Collecting ranges and building device spans once tracing has stopped.
+#include "api/finish_trace.h"
+
+#include "attribution/annotations.h"
+#include "ranges/range_recorder.h"
+
+namespace nodescope {
+
+void FinishTrace(Trace& trace, uint64_t since_ns) {
+  RangeRecorder::Get().Collect(trace, since_ns, trace.end_ns);
+  BuildDeviceSpans(trace);
+}
+
+}  // namespace nodescope

@@ -1,0 +1,173 @@
+// NVTX's injection entry point: NVTX calls InitializeInjectionNvtx2() on the first NVTX call of
+// each library that uses it (the app, libtorch, NCCL...) when NVTX_INJECTION64_PATH names
+// libnodescope.so. We fill that library's function table with our range handlers.
+#include <nvtx3/nvToolsExt.h>
+
+#include <cstdint>
+#include <cwchar>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "ranges/range_recorder.h"
+
+namespace nodescope::nvtx {
+namespace {
+
+// Registered strings live until exit: NVTX hands their handles back on every call.
+std::mutex g_strings_mu;
+std::deque<std::string>* g_strings = new std::deque<std::string>();
+
+std::string Utf8(const wchar_t* w) {
+  std::string out;
+  for (; w != nullptr && *w != 0; ++w) {
+    auto c = static_cast<uint32_t>(*w);
+    if (c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) c = 0xfffd;
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+    } else if (c < 0x800) {
+      out += static_cast<char>(0xc0 | (c >> 6));
+      out += static_cast<char>(0x80 | (c & 0x3f));
+    } else if (c < 0x10000) {
+      out += static_cast<char>(0xe0 | (c >> 12));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3f));
+      out += static_cast<char>(0x80 | (c & 0x3f));
+    } else {
+      out += static_cast<char>(0xf0 | (c >> 18));
+      out += static_cast<char>(0x80 | ((c >> 12) & 0x3f));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3f));
+      out += static_cast<char>(0x80 | (c & 0x3f));
+    }
+  }
+  return out;
+}
+
+// The message of an event, as text. Wide strings are converted (rare: a thread-local buffer).
+std::string_view MessageOf(const nvtxEventAttributes_t* a) {
+  if (a == nullptr) return {};
+  switch (a->messageType) {
+    case NVTX_MESSAGE_TYPE_ASCII:
+      return a->message.ascii != nullptr ? std::string_view(a->message.ascii) : std::string_view();
+    case NVTX_MESSAGE_TYPE_REGISTERED:
+      return a->message.registered != nullptr
+                 ? std::string_view(*reinterpret_cast<const std::string*>(a->message.registered))
+                 : std::string_view();
+    case NVTX_MESSAGE_TYPE_UNICODE: {
+      thread_local std::string buffer;
+      buffer = Utf8(a->message.unicode);
+      return buffer;
+    }
+    default:
+      return {};
+  }
+}
+
+uint32_t DomainId(nvtxDomainHandle_t d) {
+  return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(d));
+}
+
+RangeRecorder& R() { return RangeRecorder::Get(); }
+
+int NVTX_API PushA(const char* message) {
+  R().Push(message != nullptr ? message : "");
+  return 0;
+}
+int NVTX_API PushW(const wchar_t* message) {
+  R().Push(Utf8(message));
+  return 0;
+}
+int NVTX_API PushEx(const nvtxEventAttributes_t* a) {
+  R().Push(MessageOf(a));
+  return 0;
+}
+int NVTX_API Pop() {
+  R().Pop();
+  return 0;
+}
+nvtxRangeId_t NVTX_API StartA(const char* message) {
+  return R().Start(message != nullptr ? message : "");
+}
+nvtxRangeId_t NVTX_API StartW(const wchar_t* message) { return R().Start(Utf8(message)); }
+nvtxRangeId_t NVTX_API StartEx(const nvtxEventAttributes_t* a) { return R().Start(MessageOf(a)); }
+void NVTX_API End(nvtxRangeId_t id) { R().End(id); }
+
+int NVTX_API DomainPushEx(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) {
+  R().Push(MessageOf(a), DomainId(d));
+  return 0;
+}
+int NVTX_API DomainPop(nvtxDomainHandle_t) {
+  R().Pop();
+  return 0;
+}
+nvtxRangeId_t NVTX_API DomainStartEx(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) {
+  return R().Start(MessageOf(a), DomainId(d));
+}
+void NVTX_API DomainEnd(nvtxDomainHandle_t, nvtxRangeId_t id) { R().End(id); }
+nvtxDomainHandle_t NVTX_API DomainCreateA(const char* name) {
+  // A small non-null integer: the recorder's domain id.
+  return reinterpret_cast<nvtxDomainHandle_t>(
+      static_cast<uintptr_t>(R().RegisterDomain(name != nullptr ? name : "")));
+}
+nvtxDomainHandle_t NVTX_API DomainCreateW(const wchar_t* name) {
+  return reinterpret_cast<nvtxDomainHandle_t>(static_cast<uintptr_t>(R().RegisterDomain(Utf8(name))));
+}
+void NVTX_API DomainDestroy(nvtxDomainHandle_t) {}
+nvtxStringHandle_t NVTX_API RegisterStringA(nvtxDomainHandle_t, const char* s) {
+  std::lock_guard<std::mutex> lock(g_strings_mu);
+  g_strings->emplace_back(s != nullptr ? s : "");
+  return reinterpret_cast<nvtxStringHandle_t>(&g_strings->back());
+}
+nvtxStringHandle_t NVTX_API RegisterStringW(nvtxDomainHandle_t, const wchar_t* s) {
+  std::lock_guard<std::mutex> lock(g_strings_mu);
+  g_strings->push_back(Utf8(s));
+  return reinterpret_cast<nvtxStringHandle_t>(&g_strings->back());
+}
+
+template <typename Fn>
+void Set(NvtxFunctionTable table, unsigned size, unsigned cbid, Fn fn) {
+  if (table != nullptr && cbid <= size && table[cbid] != nullptr) {
+    *table[cbid] = reinterpret_cast<NvtxFunctionPointer>(fn);
+  }
+}
+
+}  // namespace
+}  // namespace nodescope::nvtx
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
+    NvtxGetExportTableFunc_t get_export_table) {
+  using namespace nodescope::nvtx;
+  if (get_export_table == nullptr) return 0;
+  auto* callbacks =
+      static_cast<const NvtxExportTableCallbacks*>(get_export_table(NVTX_ETID_CALLBACKS));
+  if (callbacks == nullptr || callbacks->struct_size < sizeof(NvtxExportTableCallbacks)) return 0;
+  // Only `nodescope run` sets NVTX_INJECTION64_PATH: this process is being traced.
+  nodescope::RangeRecorder::Get().Arm();
+
+  NvtxFunctionTable core = nullptr;
+  unsigned core_size = 0;
+  if (callbacks->GetModuleFunctionTable(NVTX_CB_MODULE_CORE, &core, &core_size)) {
+    Set(core, core_size, NVTX_CBID_CORE_RangePushA, &PushA);
+    Set(core, core_size, NVTX_CBID_CORE_RangePushW, &PushW);
+    Set(core, core_size, NVTX_CBID_CORE_RangePushEx, &PushEx);
+    Set(core, core_size, NVTX_CBID_CORE_RangePop, &Pop);
+    Set(core, core_size, NVTX_CBID_CORE_RangeStartA, &StartA);
+    Set(core, core_size, NVTX_CBID_CORE_RangeStartW, &StartW);
+    Set(core, core_size, NVTX_CBID_CORE_RangeStartEx, &StartEx);
+    Set(core, core_size, NVTX_CBID_CORE_RangeEnd, &End);
+  }
+  NvtxFunctionTable core2 = nullptr;
+  unsigned core2_size = 0;
+  if (callbacks->GetModuleFunctionTable(NVTX_CB_MODULE_CORE2, &core2, &core2_size)) {
+    Set(core2, core2_size, NVTX_CBID_CORE2_DomainRangePushEx, &DomainPushEx);
+    Set(core2, core2_size, NVTX_CBID_CORE2_DomainRangePop, &DomainPop);
+    Set(core2, core2_size, NVTX_CBID_CORE2_DomainRangeStartEx, &DomainStartEx);
+    Set(core2, core2_size, NVTX_CBID_CORE2_DomainRangeEnd, &DomainEnd);
+    Set(core2, core2_size, NVTX_CBID_CORE2_DomainCreateA, &DomainCreateA);
+    Set(core2, core2_size, NVTX_CBID_CORE2_DomainCreateW, &DomainCreateW);
+    Set(core2, core2_size, NVTX_CBID_CORE2_DomainDestroy, &DomainDestroy);
+    Set(core2, core2_size, NVTX_CBID_CORE2_DomainRegisterStringA, &RegisterStringA);
+    Set(core2, core2_size, NVTX_CBID_CORE2_DomainRegisterStringW, &RegisterStringW);
+  }
+  return 1;
+}

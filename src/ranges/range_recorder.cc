@@ -1,0 +1,305 @@
+// Per-thread range logs, name arenas, and collection into a Trace.
+#include "ranges/range_recorder.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "base/clock.h"
+
+namespace nodescope {
+namespace {
+
+constexpr uint32_t kMaxThreads = 1u << 16;
+constexpr uint32_t kSlotsPerChunk = 4096;
+constexpr uint32_t kMaxChunks = 1u << 12;  // 16 M ranges per thread
+constexpr int kMaxDepth = 256;
+constexpr size_t kArenaChunk = 64 * 1024;
+
+struct Slot {
+  uint64_t id;
+  uint64_t parent;
+  uint64_t start_ns;
+  std::atomic<uint64_t> end_ns;
+  std::atomic<uint32_t> end_tid;
+  const char* name;
+  uint32_t name_len;
+  uint32_t domain;
+  uint8_t flags;
+};
+
+std::mutex g_threads_mu;
+std::atomic<RangeRecorder::ThreadLog*> g_threads[kMaxThreads];
+std::atomic<uint32_t> g_thread_count{0};
+
+std::mutex g_domains_mu;
+std::vector<std::string> g_domains = {""};
+
+uint32_t Gettid() { return static_cast<uint32_t>(syscall(SYS_gettid)); }
+
+}  // namespace
+
+class RangeRecorder::ThreadLog {
+ public:
+  explicit ThreadLog(uint32_t index) : index_(index), tid_(Gettid()) {
+    for (auto& c : chunks_) c.store(nullptr, std::memory_order_relaxed);
+  }
+
+  // Owner thread only.
+  Slot* Reserve(uint32_t* slot_index) {
+    uint32_t n = count_.load(std::memory_order_relaxed);
+    uint32_t chunk = n / kSlotsPerChunk;
+    if (chunk >= kMaxChunks) return nullptr;
+    Slot* c = chunks_[chunk].load(std::memory_order_relaxed);
+    if (c == nullptr) {
+      c = new Slot[kSlotsPerChunk];
+      chunks_[chunk].store(c, std::memory_order_release);
+    }
+    *slot_index = n;
+    return &c[n % kSlotsPerChunk];
+  }
+  void Publish() { count_.fetch_add(1, std::memory_order_release); }
+  const char* CopyName(std::string_view name) {
+    if (name.size() > arena_left_) {
+      size_t size = name.size() > kArenaChunk ? name.size() : kArenaChunk;
+      arena_.push_back(std::make_unique<char[]>(size));
+      arena_cur_ = arena_.back().get();
+      arena_left_ = size;
+    }
+    char* out = arena_cur_;
+    if (!name.empty()) std::memcpy(out, name.data(), name.size());
+    arena_cur_ += name.size();
+    arena_left_ -= name.size();
+    return out;
+  }
+
+  // Any thread.
+  Slot* At(uint32_t slot_index) const {
+    uint32_t chunk = slot_index / kSlotsPerChunk;
+    if (chunk >= kMaxChunks) return nullptr;
+    Slot* c = chunks_[chunk].load(std::memory_order_acquire);
+    return c == nullptr ? nullptr : &c[slot_index % kSlotsPerChunk];
+  }
+  uint32_t published() const { return count_.load(std::memory_order_acquire); }
+
+  const uint32_t index_;
+  const uint32_t tid_;
+  // Push/pop stack of slot ids (0 for ranges pushed while disarmed), owner thread only.
+  uint64_t stack_[kMaxDepth] = {};
+  bool notified_[kMaxDepth] = {};  // this range was announced to the listener
+  uint64_t listener_generation_ = 0;
+  int depth_ = 0;
+  int overflow_ = 0;
+
+ private:
+  std::atomic<Slot*> chunks_[kMaxChunks];
+  std::atomic<uint32_t> count_{0};
+  std::vector<std::unique_ptr<char[]>> arena_;
+  char* arena_cur_ = nullptr;
+  size_t arena_left_ = 0;
+};
+
+RangeRecorder& RangeRecorder::Get() {
+  static RangeRecorder* recorder = new RangeRecorder();  // never destroyed: used until exit
+  return *recorder;
+}
+
+RangeRecorder::ThreadLog* RangeRecorder::ThisThread() {
+  thread_local ThreadLog* log = nullptr;
+  if (log != nullptr) [[likely]]
+    return log;
+  std::lock_guard<std::mutex> lock(g_threads_mu);
+  uint32_t index = g_thread_count.load();
+  if (index + 1 >= kMaxThreads) return nullptr;
+  log = new ThreadLog(index + 1);  // kept until exit: Start/End ids may outlive the thread
+  g_threads[index + 1].store(log, std::memory_order_release);
+  g_thread_count.store(index + 1, std::memory_order_release);
+  return log;
+}
+
+// Range id = (thread index << 32) | (slot index + 1): End() finds the slot without a lock.
+uint64_t RangeRecorder::Record(ThreadLog* log, std::string_view name, uint32_t domain,
+                               uint64_t parent, uint8_t flags) {
+  uint32_t index = 0;
+  Slot* slot = log->Reserve(&index);
+  if (slot == nullptr) {
+    counters_.dropped.fetch_add(1, std::memory_order_relaxed);
+    return 0;
+  }
+  uint64_t id = (uint64_t{log->index_} << 32) | (uint64_t{index} + 1);
+  slot->id = id;
+  slot->parent = parent;
+  slot->start_ns = NowNs();
+  slot->end_ns.store(0, std::memory_order_relaxed);
+  slot->end_tid.store(0, std::memory_order_relaxed);
+  slot->name = log->CopyName(name);
+  slot->name_len = static_cast<uint32_t>(name.size());
+  slot->domain = domain;
+  slot->flags = flags;
+  log->Publish();
+  return id;
+}
+
+uint64_t RangeRecorder::Push(std::string_view name, uint32_t domain) {
+  ThreadLog* log = ThisThread();
+  if (log == nullptr) return 0;
+  if (log->depth_ == kMaxDepth) {
+    ++log->overflow_;
+    counters_.dropped.fetch_add(1, std::memory_order_relaxed);
+    return 0;
+  }
+  uint64_t id = 0;
+  bool notified = false;
+  if (armed()) {
+    uint64_t parent = log->depth_ > 0 ? log->stack_[log->depth_ - 1] : 0;
+    id = Record(log, name, domain, parent, 0);
+    if (id != 0) {
+      if (const Listener* l = listener_.load(std::memory_order_acquire)) {
+        if (log->listener_generation_ != listener_generation_.load(std::memory_order_relaxed))
+            [[unlikely]] {
+          Sync(log, l);
+        }
+        l->on_push(id);
+        notified = true;
+      }
+    }
+  }
+  log->notified_[log->depth_] = notified;
+  log->stack_[log->depth_++] = id;
+  return id;
+}
+
+void RangeRecorder::Pop() {
+  ThreadLog* log = ThisThread();
+  if (log == nullptr) return;
+  if (log->overflow_ > 0) {
+    --log->overflow_;
+    return;
+  }
+  if (log->depth_ == 0) {
+    counters_.unbalanced_pops.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  uint64_t id = log->stack_[--log->depth_];
+  if (id == 0) return;
+  if (Slot* slot = log->At(static_cast<uint32_t>(id & 0xffffffffu) - 1)) {
+    slot->end_tid.store(log->tid_, std::memory_order_relaxed);
+    slot->end_ns.store(NowNs(), std::memory_order_release);
+  }
+  if (log->notified_[log->depth_]) {
+    if (const Listener* l = listener_.load(std::memory_order_acquire)) l->on_pop(id);
+  }
+}
+
+void RangeRecorder::Sync(ThreadLog* log, const Listener* l) {
+  for (int i = 0; i < log->depth_; ++i) {
+    if (log->stack_[i] != 0 && !log->notified_[i]) {
+      l->on_push(log->stack_[i]);
+      log->notified_[i] = true;
+    }
+  }
+  log->listener_generation_ = listener_generation_.load(std::memory_order_relaxed);
+}
+
+void RangeRecorder::SyncThisThread() {
+  const Listener* l = listener_.load(std::memory_order_acquire);
+  ThreadLog* log = ThisThread();
+  if (l != nullptr && log != nullptr) Sync(log, l);
+}
+
+uint64_t RangeRecorder::Start(std::string_view name, uint32_t domain) {
+  if (!armed()) return 0;
+  ThreadLog* log = ThisThread();
+  if (log == nullptr) return 0;
+  return Record(log, name, domain, 0, kRangeStartEnd);
+}
+
+void RangeRecorder::End(uint64_t id) {
+  auto thread = static_cast<uint32_t>(id >> 32);
+  auto slot_index = static_cast<uint32_t>(id & 0xffffffffu);
+  ThreadLog* owner = (thread > 0 && thread < kMaxThreads)
+                         ? g_threads[thread].load(std::memory_order_acquire)
+                         : nullptr;
+  Slot* slot = (owner != nullptr && slot_index > 0 && slot_index <= owner->published())
+                   ? owner->At(slot_index - 1)
+                   : nullptr;
+  uint64_t expected = 0;
+  if (slot == nullptr || (slot->flags & kRangeStartEnd) == 0 ||
+      !slot->end_ns.compare_exchange_strong(expected, NowNs(), std::memory_order_acq_rel)) {
+    counters_.unknown_ends.fetch_add(1, std::memory_order_relaxed);  // unknown id, or ended twice
+    return;
+  }
+  slot->end_tid.store(Gettid(), std::memory_order_release);
+}
+
+uint64_t RangeRecorder::CurrentRange() {
+  ThreadLog* log = ThisThread();
+  if (log == nullptr) return 0;
+  for (int i = log->depth_ - 1; i >= 0; --i) {
+    if (log->stack_[i] != 0) return log->stack_[i];
+  }
+  return 0;
+}
+
+uint32_t RangeRecorder::RegisterDomain(std::string_view name) {
+  std::lock_guard<std::mutex> lock(g_domains_mu);
+  for (size_t i = 1; i < g_domains.size(); ++i) {
+    if (g_domains[i] == name) return static_cast<uint32_t>(i);
+  }
+  g_domains.emplace_back(name);
+  return static_cast<uint32_t>(g_domains.size() - 1);
+}
+
+void RangeRecorder::Collect(Trace& trace, uint64_t since_ns, uint64_t until_ns) {
+  std::vector<StringId> domain_ids;
+  {
+    std::lock_guard<std::mutex> lock(g_domains_mu);
+    for (const std::string& d : g_domains) domain_ids.push_back(trace.strings.Intern(d));
+  }
+  const uint32_t pid = static_cast<uint32_t>(getpid());
+  uint32_t threads = g_thread_count.load(std::memory_order_acquire);
+  for (uint32_t t = 1; t <= threads; ++t) {
+    ThreadLog* log = g_threads[t].load(std::memory_order_acquire);
+    if (log == nullptr) continue;
+    uint32_t n = log->published();
+    for (uint32_t i = 0; i < n; ++i) {
+      const Slot* s = log->At(i);
+      if (s == nullptr) break;
+      uint64_t end = s->end_ns.load(std::memory_order_acquire);
+      if (s->start_ns > until_ns || (end != 0 && end < since_ns)) continue;
+      UserRange r{};
+      r.id = s->id;
+      r.parent_id = s->parent;
+      r.start_ns = s->start_ns;
+      r.name = trace.strings.Intern(std::string_view(s->name, s->name_len));
+      r.domain = s->domain < domain_ids.size() ? domain_ids[s->domain] : kNoString;
+      r.pid = pid;
+      r.tid = log->tid_;
+      r.flags = s->flags;
+      if (end == 0 || end > until_ns) {
+        r.end_ns = until_ns;
+        r.end_tid = log->tid_;
+        r.flags |= kRangeOpenAtEnd;
+        ++trace.range_counters.open_at_end;
+      } else {
+        r.end_ns = end;
+        r.end_tid = s->end_tid.load(std::memory_order_acquire);
+        if (r.end_tid != 0 && r.end_tid != r.tid) {
+          r.flags |= kRangeCrossThread;
+          ++trace.range_counters.ended_on_other_thread;
+        }
+      }
+      trace.ranges.push_back(r);
+    }
+  }
+  trace.range_counters.unbalanced_pops += counters_.unbalanced_pops.load();
+  trace.range_counters.unknown_ends += counters_.unknown_ends.load();
+  trace.range_counters.dropped += counters_.dropped.load();
+}
+
+}  // namespace nodescope

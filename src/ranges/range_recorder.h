@@ -1,0 +1,79 @@
+// Records user ranges (nodescope's API, NVTX) into per-thread logs: no lock and no allocation per
+// range on the hot path (names are copied into a per-thread arena that grows in 64 KiB chunks).
+// Protocol per thread: reserve a slot -> fill it -> publish with a release store of the count;
+// the collector reads published slots only.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string_view>
+
+#include "model/trace.h"
+
+namespace nodescope {
+
+class RangeRecorder {
+ public:
+  // What a backend does on push/pop (CUPTI: push the range id as an external correlation id so
+  // the GPU work launched inside can be linked back to it).
+  struct Listener {
+    void (*on_push)(uint64_t range_id);
+    void (*on_pop)(uint64_t range_id);
+  };
+
+  static RangeRecorder& Get();
+
+  // Recording happens only while armed (a session is tracing, or `nodescope run` injected us);
+  // disarmed, push/pop only keep the thread's depth so a later pop is not miscounted.
+  void Arm() { armed_.store(true, std::memory_order_release); }
+  void Disarm() { armed_.store(false, std::memory_order_release); }
+  bool armed() const { return armed_.load(std::memory_order_relaxed); }
+  // Set once by a backend and left set (its pushes must be popped even after a session ends).
+  // Ranges already open on a thread are announced to it at that thread's next push, or at once
+  // for the calling thread through SyncThisThread().
+  void SetListener(const Listener* listener) {
+    listener_.store(listener);
+    listener_generation_.fetch_add(1);
+  }
+  void SyncThisThread();
+
+  // Push/pop ranges nest per thread. Push returns the range id (0 when not recorded).
+  uint64_t Push(std::string_view name, uint32_t domain = 0);
+  void Pop();
+  // Start/End ranges may overlap and end on any thread. Start returns the id End takes.
+  uint64_t Start(std::string_view name, uint32_t domain = 0);
+  void End(uint64_t id);
+  // The innermost open push/pop range on the calling thread; 0 if none.
+  uint64_t CurrentRange();
+
+  // NVTX domains: registered once by name, referred to by a small id (0 = default domain).
+  uint32_t RegisterDomain(std::string_view name);
+
+  // Copies every range that overlaps [since_ns, until_ns] into `trace` (names interned), closing
+  // ranges still open at until_ns, and adds the counters. Safe while other threads record.
+  void Collect(Trace& trace, uint64_t since_ns, uint64_t until_ns);
+
+  struct Counters {
+    std::atomic<uint64_t> unbalanced_pops{0};
+    std::atomic<uint64_t> unknown_ends{0};
+    std::atomic<uint64_t> dropped{0};
+  };
+  const Counters& counters() const { return counters_; }
+
+  class ThreadLog;
+
+ private:
+  RangeRecorder() = default;
+  ThreadLog* ThisThread();
+  uint64_t Record(ThreadLog* log, std::string_view name, uint32_t domain, uint64_t parent,
+                  uint8_t flags);
+
+  std::atomic<bool> armed_{false};
+  void Sync(ThreadLog* log, const Listener* l);
+
+  std::atomic<const Listener*> listener_{nullptr};
+  std::atomic<uint64_t> listener_generation_{0};
+  Counters counters_;
+};
+
+}  // namespace nodescope
