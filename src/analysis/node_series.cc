@@ -1,0 +1,82 @@
+// Grouping keyed GPU events into per-node series.
+#include "analysis/node_series.h"
+
+#include <algorithm>
+#include <sys/stat.h>
+#include <unordered_map>
+
+namespace nodescope::analysis {
+namespace {
+
+bool IsGpuCat(std::string_view cat) {
+  return cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset";
+}
+
+struct Grouper {
+  GraphNodes out;
+  std::unordered_map<uint64_t, size_t> index;  // (graph id, node id) -> nodes[i]; node id is unique
+  ProgressFn progress;
+  uint64_t total_bytes = 0;
+  uint64_t next_report = 0;
+
+  Status Visit(const TraceEvent& e) {
+    if (progress && e.offset >= next_report) {
+      progress(e.offset, total_bytes);
+      next_report = e.offset + (64u << 20);
+    }
+    if (e.ph != "X" || !IsGpuCat(e.cat)) return OkStatus();
+    ++out.gpu_events;
+    if (!e.graph_id || !e.graph_node_id || *e.graph_node_id == 0) return OkStatus();
+    ++out.keyed_events;
+    auto [it, inserted] = index.try_emplace(*e.graph_node_id, out.nodes.size());
+    if (inserted) {
+      NodeSeries s;
+      s.graph_id = *e.graph_id;
+      s.node_id = *e.graph_node_id;
+      s.name = std::string(e.name);
+      s.cat = std::string(e.cat);
+      if (e.scope) s.scope = std::string(*e.scope);
+      out.nodes.push_back(std::move(s));
+    }
+    out.nodes[it->second].occurrences.push_back(
+        NodeOccurrence{e.ts_us.value_or(0), e.dur_us.value_or(0), e.correlation.value_or(0)});
+    return OkStatus();
+  }
+
+  GraphNodes Finish(TraceMetadata metadata) {
+    out.metadata = std::move(metadata);
+    std::sort(out.nodes.begin(), out.nodes.end(), [](const NodeSeries& a, const NodeSeries& b) {
+      return a.graph_id != b.graph_id ? a.graph_id < b.graph_id : a.node_id < b.node_id;
+    });
+    for (NodeSeries& s : out.nodes) {
+      std::stable_sort(s.occurrences.begin(), s.occurrences.end(),
+                       [](const NodeOccurrence& a, const NodeOccurrence& b) {
+                         return a.start_us < b.start_us;
+                       });
+    }
+    if (progress) progress(total_bytes, total_bytes);
+    return std::move(out);
+  }
+};
+
+}  // namespace
+
+StatusOr<GraphNodes> CollectNodeSeries(const std::string& path, const ProgressFn& progress) {
+  Grouper g;
+  g.progress = progress;
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0) g.total_bytes = static_cast<uint64_t>(st.st_size);
+  ASSIGN_OR_RETURN(TraceMetadata metadata,
+                   ReadTraceFile(path, [&g](const TraceEvent& e) { return g.Visit(e); }));
+  return g.Finish(std::move(metadata));
+}
+
+StatusOr<GraphNodes> CollectNodeSeriesFromText(std::string_view name, std::string_view json) {
+  Grouper g;
+  g.total_bytes = json.size();
+  ASSIGN_OR_RETURN(TraceMetadata metadata,
+                   ReadTraceText(name, json, [&g](const TraceEvent& e) { return g.Visit(e); }));
+  return g.Finish(std::move(metadata));
+}
+
+}  // namespace nodescope::analysis
