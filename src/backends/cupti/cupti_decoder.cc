@@ -75,10 +75,10 @@ bool CuptiDecoder::Decode(const CUpti_Activity* record) {
       DecodeKernel(*reinterpret_cast<const CUpti_ActivityKernel10*>(record));
       return true;
     case CUPTI_ACTIVITY_KIND_MEMCPY:
-      DecodeMemcpy(*reinterpret_cast<const CUpti_ActivityMemcpy6*>(record));
+      DecodeCopy(*reinterpret_cast<const CUpti_ActivityMemcpy6*>(record));
       return true;
     case CUPTI_ACTIVITY_KIND_MEMCPY2:
-      DecodeMemcpyPtoP(*reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record));
+      DecodeCopy(*reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record));
       return true;
     case CUPTI_ACTIVITY_KIND_MEMSET:
       DecodeMemset(*reinterpret_cast<const CUpti_ActivityMemset4*>(record));
@@ -131,18 +131,9 @@ void CuptiDecoder::DecodeKernel(const CUpti_ActivityKernel10& k) {
   Keep(a);
 }
 
-void CuptiDecoder::DecodeMemcpy(const CUpti_ActivityMemcpy6& m) {
-  if (!Room()) return;
-  GpuActivity a = Common(ActivityKind::kMemcpy, m.start, m.end, m.deviceId, m.contextId,
-                         m.streamId, m.correlationId, m.graphId, m.graphNodeId);
-  a.copy.bytes = m.bytes;
-  a.copy.direction = ToDirection(m.copyKind);
-  a.copy.src_kind = ToMemoryKind(m.srcKind);
-  a.copy.dst_kind = ToMemoryKind(m.dstKind);
-  Keep(a);
-}
-
-void CuptiDecoder::DecodeMemcpyPtoP(const CUpti_ActivityMemcpyPtoP4& m) {
+// Memcpy6 and MemcpyPtoP4 share every field we keep.
+template <typename CopyRecord>
+void CuptiDecoder::DecodeCopy(const CopyRecord& m) {
   if (!Room()) return;
   GpuActivity a = Common(ActivityKind::kMemcpy, m.start, m.end, m.deviceId, m.contextId,
                          m.streamId, m.correlationId, m.graphId, m.graphNodeId);

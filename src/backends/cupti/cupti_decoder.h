@@ -46,8 +46,8 @@ class CuptiDecoder {
     trace_->gpu.push_back(a);
   }
   void DecodeKernel(const CUpti_ActivityKernel10& k);
-  void DecodeMemcpy(const CUpti_ActivityMemcpy6& m);
-  void DecodeMemcpyPtoP(const CUpti_ActivityMemcpyPtoP4& m);
+  template <typename CopyRecord>
+  void DecodeCopy(const CopyRecord& m);
   void DecodeMemset(const CUpti_ActivityMemset4& m);
   void DecodeApi(const CUpti_ActivityAPI& a, ApiDomain domain);
   StringId ApiName(ApiDomain domain, CUpti_CallbackId cbid);
