@@ -1,12 +1,22 @@
 #!/usr/bin/env bash
-# The main job: builds nodescope and, on a machine with an NVIDIA GPU, traces the example graph
-# workload and writes nodescope-example.json.
+# The main job: builds nodescope, then on a machine with an NVIDIA GPU traces the example graph
+# workload (examples/graph_replay.cu); without one, takes the trace recorded on an H200 that is
+# committed under examples/traces/. Either way it checks the trace's keys, prints the per-node
+# cost across replays and draws it (nodescope-nodes.svg).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh build
-if [ ! -x build/bin/graph_replay ]; then
-  echo "run: the CUDA toolkit was not found at build time, so there is no example to trace." >&2
-  exit 1
+bin=build/bin
+if [ -x "$bin/graph_replay" ] && command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+  trace=nodescope-example.json
+  "$bin/nodescope" run -o "$trace" -- "$bin/graph_replay"
+else
+  trace=examples/traces/torch_graph_mlp.json
+  echo "run: no NVIDIA GPU here; analysing $trace, recorded with nodescope run on an H200" >&2
+  echo "     (see examples/traces/README.md)" >&2
 fi
-build/bin/nodescope run -o nodescope-example.json -- build/bin/graph_replay
+"$bin/nodescope" check "$trace"
+"$bin/nodescope" nodes "$trace" --top 10
+"$bin/nodescope" plot "$trace" -o nodescope-nodes.svg
+echo "run: per-node durations over the replays drawn in nodescope-nodes.svg" >&2

@@ -2,6 +2,8 @@
 #include <CLI/CLI.hpp>
 
 #include "check_command.h"
+#include "nodes_command.h"
+#include "plot_command.h"
 #include "run_command.h"
 
 int main(int argc, char** argv) {
@@ -11,6 +13,8 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   nodescope::cli::AddRunCommand(app, &exit_code);
   nodescope::cli::AddCheckCommand(app, &exit_code);
+  nodescope::cli::AddNodesCommand(app, &exit_code);
+  nodescope::cli::AddPlotCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,223 @@
+// `nodescope nodes`: reads one trace (or two with --diff), prints per-node cost as text/CSV/JSON.
+#include "nodes_command.h"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analysis/node_series.h"
+#include "analysis/node_stats.h"
+#include "nodes_output.h"
+
+namespace nodescope::cli {
+namespace {
+
+constexpr int kOk = 0;
+constexpr int kNoGraphs = 1;
+constexpr int kUnreadable = 2;
+constexpr size_t kDefaultWidth = 100;
+
+struct NodesOptions {
+  std::string trace;
+  std::string diff;  // empty: no comparison
+  uint64_t graph = 0;
+  bool graph_set = false;
+  size_t top = 0;
+  bool csv = false;
+  bool json = false;
+  size_t width = kDefaultWidth;
+  bool width_set = false;
+};
+
+// "reading TRACE: 37%" on stderr, rewritten in place, only when stderr is a terminal.
+class Progress {
+ public:
+  explicit Progress(std::string path) : path_(std::move(path)), enabled_(isatty(STDERR_FILENO)) {}
+  ~Progress() { Clear(); }
+
+  analysis::ProgressFn Fn() {
+    if (!enabled_) return nullptr;
+    return [this](uint64_t done, uint64_t total) {
+      const int percent = total == 0 ? 100 : static_cast<int>(done * 100 / total);
+      if (percent == last_percent_) return;
+      last_percent_ = percent;
+      printed_ = std::fprintf(stderr, "\rreading %s: %d%%", path_.c_str(), percent) - 1;
+      std::fflush(stderr);
+    };
+  }
+
+  void Clear() {
+    if (printed_ <= 0) return;
+    std::fprintf(stderr, "\r%*s\r", printed_, "");
+    std::fflush(stderr);
+    printed_ = 0;
+  }
+
+ private:
+  std::string path_;
+  bool enabled_;
+  int last_percent_ = -1;
+  int printed_ = 0;  // columns written on the current line
+};
+
+// Reads `path`; prints why not and returns nullptr (exit status in `*rc`) when it cannot be read
+// or holds no graph-keyed work.
+std::unique_ptr<analysis::GraphNodes> Load(const std::string& path, int* rc) {
+  StatusOr<analysis::GraphNodes> nodes = [&] {
+    Progress progress(path);
+    return analysis::CollectNodeSeries(path, progress.Fn());
+  }();
+  if (!nodes.ok()) {
+    std::fprintf(stderr, "nodescope nodes: %s\n", nodes.status().message().c_str());
+    *rc = kUnreadable;
+    return nullptr;
+  }
+  if (nodes->nodes.empty()) {
+    std::fprintf(stderr,
+                 "nodescope nodes: no graph-launched work with graph keys in %s (was it recorded "
+                 "by nodescope run?)\n",
+                 path.c_str());
+    *rc = kNoGraphs;
+    return nullptr;
+  }
+  return std::make_unique<analysis::GraphNodes>(std::move(nodes).value());
+}
+
+std::string GraphIds(const analysis::GraphNodes& trace) {
+  constexpr size_t kListed = 10;
+  std::vector<uint64_t> ids;
+  for (const analysis::NodeSeries& n : trace.nodes) {
+    if (ids.empty() || ids.back() != n.graph_id) ids.push_back(n.graph_id);
+  }
+  std::string out;
+  for (size_t i = 0; i < ids.size() && i < kListed; ++i) {
+    out += (i ? ", " : "") + std::to_string(ids[i]);
+  }
+  if (ids.size() > kListed) out += ", ...";
+  return out;
+}
+
+size_t OutputWidth(const NodesOptions& opts) {
+  if (opts.width_set) return opts.width;
+  winsize ws{};
+  if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) {
+    return ws.ws_col;
+  }
+  return kDefaultWidth;
+}
+
+int Write(const std::string& text) {
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::perror("nodescope nodes: writing the output");
+    return kUnreadable;
+  }
+  return kOk;
+}
+
+int Nodes(const NodesOptions& opts) {
+  int rc = kOk;
+  std::unique_ptr<analysis::GraphNodes> a = Load(opts.trace, &rc);
+  if (a == nullptr) return rc;
+  std::unique_ptr<analysis::GraphNodes> b;
+  if (!opts.diff.empty()) {
+    b = Load(opts.diff, &rc);
+    if (b == nullptr) return rc;
+  }
+  analysis::NodeStatsOptions filter;
+  if (opts.graph_set) filter.graph_id = opts.graph;
+  filter.top = opts.top;
+  const size_t width = OutputWidth(opts);
+
+  if (b == nullptr) {
+    std::vector<analysis::GraphStats> graphs = analysis::ComputeNodeStats(*a, filter);
+    if (graphs.empty()) {
+      std::fprintf(stderr, "nodescope nodes: no graph %llu in %s (graph ids: %s)\n",
+                   static_cast<unsigned long long>(opts.graph), opts.trace.c_str(),
+                   GraphIds(*a).c_str());
+      return kNoGraphs;
+    }
+    return Write(opts.csv    ? NodesCsv(graphs)
+                 : opts.json ? NodesJson(opts.trace, graphs)
+                             : NodesText(opts.trace, graphs, width));
+  }
+  std::vector<analysis::GraphDiff> graphs = analysis::DiffNodeStats(
+      analysis::ComputeNodeStats(*a), analysis::ComputeNodeStats(*b), filter);
+  if (graphs.empty()) {
+    std::fprintf(stderr, "nodescope nodes: no graph %llu in %s (graph ids: %s) nor in %s (%s)\n",
+                 static_cast<unsigned long long>(opts.graph), opts.trace.c_str(),
+                 GraphIds(*a).c_str(), opts.diff.c_str(), GraphIds(*b).c_str());
+    return kNoGraphs;
+  }
+  return Write(opts.csv    ? DiffCsv(graphs)
+               : opts.json ? DiffJson(opts.trace, opts.diff, graphs)
+                           : DiffText(opts.trace, opts.diff, graphs, width));
+}
+
+constexpr char kSummary[] =
+    "Per-node cost across graph replays, sorted by total time; --diff compares two traces node "
+    "by node. Exit status: 0 done, 1 no graph-keyed work (or no such --graph), 2 unreadable input";
+
+// Shown by `nodescope nodes --help`, below the options.
+constexpr char kDetails[] =
+    "One row per (graph id, graph node id): its kernel, copy or fill name, capture-time scope,\n"
+    "replays, total, mean, p50/p95/p99 (nearest rank: the sample at rank ceil(p/100 * n), no\n"
+    "interpolation), max, population stddev, drift (mean of the last 10% of replays over the\n"
+    "first 10%, minus 1; '-' below 10 replays) and share of the graph's GPU time. Above each\n"
+    "graph: its replays (distinct correlation ids), GPU time per replay (sum of its nodes'\n"
+    "durations), span per replay, idle gaps between its nodes (launch bubbles), and the GPU time\n"
+    "of the first replay against the median. Durations are in microseconds in --csv and\n"
+    "--json, where an undefined figure (drift, a share of 0 us) is an empty field or null.\n"
+    "\n"
+    "--diff B.json pairs the graphs of the two traces in three passes:\n"
+    "  1. the same graph id and the same node sequence;\n"
+    "  2. the same node sequence (graph ids are per process, so they differ between runs);\n"
+    "  3. the same graph id (the node sequences differ).\n"
+    "A node sequence is the node names in node-ordinal order (node id & 0xffffffff); two are the\n"
+    "same when they have as many nodes with equal names position by position. Nodes of pairs\n"
+    "from passes 1 and 2 match position by position, in pass 3 by node ordinal (the name may\n"
+    "differ: shown as A -> B). Everything else is listed as only in A or only in B.";
+
+// Rejects a leading '-', which CLI11 would otherwise wrap around into a huge unsigned value.
+CLI::Validator NotNegative() {
+  return CLI::Validator(
+      [](const std::string& s) {
+        const size_t first = s.find_first_not_of(" \t");
+        return first != std::string::npos && s[first] == '-' ? std::string("must not be negative")
+                                                             : std::string();
+      },
+      "");
+}
+
+}  // namespace
+
+void AddNodesCommand(CLI::App& app, int* exit_code) {
+  auto opts = std::make_shared<NodesOptions>();
+  CLI::App* nodes = app.add_subcommand("nodes", kSummary);
+  nodes->footer(kDetails);
+  nodes->add_option("trace", opts->trace, "Trace file (Chrome-trace JSON)")->required();
+  nodes->add_option("--diff", opts->diff,
+                    "Compare with this trace (B, the 'after'): mean per node, delta, delta %");
+  CLI::Option* graph = nodes->add_option("--graph", opts->graph, "Only the graph with this id")
+                           ->check(NotNegative());
+  nodes->add_option("--top", opts->top, "At most N rows per graph (0: all)")->check(NotNegative());
+  CLI::Option* csv = nodes->add_flag("--csv", opts->csv, "CSV: one row per node, full names");
+  CLI::Option* json = nodes->add_flag("--json", opts->json, "One JSON object");
+  csv->excludes(json);
+  CLI::Option* width = nodes->add_option(
+      "--width", opts->width,
+      "Text width; long names are shortened in the middle (default: the terminal's, or 100; "
+      "0: never shorten)");
+  width->check(NotNegative());
+  nodes->callback([opts, exit_code, graph, width]() {
+    opts->graph_set = graph->count() > 0;
+    opts->width_set = width->count() > 0;
+    *exit_code = Nodes(*opts);
+  });
+}
+
+}  // namespace nodescope::cli

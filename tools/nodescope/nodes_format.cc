@@ -1,0 +1,194 @@
+// Text helpers of `nodescope nodes`: safe names, middle shortening, units, CSV fields, a table.
+#include "nodes_format.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <utility>
+
+namespace nodescope::cli {
+namespace {
+
+constexpr std::string_view kEllipsis = "\u2026";
+
+bool IsContinuation(unsigned char c) { return (c & 0xC0) == 0x80; }
+
+// Bytes in the well-formed UTF-8 sequence at s[i] (a multi-byte lead), or 0 when ill-formed.
+size_t SequenceLength(std::string_view s, size_t i) {
+  const auto at = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char lead = at(i);
+  size_t len = 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    len = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    len = 3;
+    if (lead == 0xE0) lo = 0xA0;
+    if (lead == 0xED) hi = 0x9F;  // no surrogates
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    len = 4;
+    if (lead == 0xF0) lo = 0x90;
+    if (lead == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (i + len > s.size() || at(i + 1) < lo || at(i + 1) > hi) return 0;
+  for (size_t k = i + 2; k < i + len; ++k) {
+    if (!IsContinuation(at(k))) return 0;
+  }
+  return len;
+}
+
+void AppendHex(const char* format, unsigned value, std::string& out) {
+  char buf[8];
+  std::snprintf(buf, sizeof(buf), format, value);
+  out += buf;
+}
+
+}  // namespace
+
+std::string Printable(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      if (c == '\n') {
+        out += "\\n";
+      } else if (c == '\t') {
+        out += "\\t";
+      } else if (c == '\r') {
+        out += "\\r";
+      } else if (c < 0x20 || c == 0x7F) {
+        AppendHex("\\x%02X", c, out);
+      } else {
+        out += static_cast<char>(c);
+      }
+      ++i;
+      continue;
+    }
+    const size_t len = SequenceLength(s, i);
+    if (len == 0) {
+      AppendHex("\\x%02X", c, out);
+      ++i;
+    } else if (c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0) {
+      AppendHex("\\u%04X", static_cast<unsigned char>(s[i + 1]), out);  // C1 control
+      i += len;
+    } else {
+      out.append(s.substr(i, len));
+      i += len;
+    }
+  }
+  return out;
+}
+
+size_t DisplayWidth(std::string_view s) {
+  return static_cast<size_t>(std::count_if(
+      s.begin(), s.end(), [](char c) { return !IsContinuation(static_cast<unsigned char>(c)); }));
+}
+
+std::string ShortenMiddle(std::string_view s, size_t width) {
+  std::vector<size_t> starts;  // byte offset of each code point
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (!IsContinuation(static_cast<unsigned char>(s[i]))) starts.push_back(i);
+  }
+  const size_t n = starts.size();
+  if (width == 0 || n <= width) return std::string(s);
+  const size_t keep = width - 1;
+  const size_t head = (keep + 1) / 2;
+  const size_t tail = keep - head;
+  std::string out(s.substr(0, starts[head]));
+  out += kEllipsis;
+  if (tail > 0) out += s.substr(starts[n - tail]);
+  return out;
+}
+
+std::string CsvField(std::string_view s) {
+  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string Fixed4(double v) {
+  if (std::isnan(v)) return "-";
+  const double a = std::fabs(v);
+  // Thresholds below the powers of ten, so that 9.9996 prints as 10.00, not 10.000.
+  const int decimals = a < 9.9995 ? 3 : a < 99.995 ? 2 : a < 999.95 ? 1 : 0;
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+  return buf;
+}
+
+std::string Duration(double us) {
+  if (std::isnan(us)) return "-";
+  const double a = std::fabs(us);
+  if (a < 999.95) return Fixed4(us) + " us";  // not "1000.0 us"
+  if (a < 999.95e3) return Fixed4(us / 1e3) + " ms";
+  return Fixed4(us / 1e6) + " s";
+}
+
+TimeUnit UnitFor(double max_us) {
+  if (!(max_us >= 1e4)) return {"us", 1};  // also NaN
+  if (max_us < 1e7) return {"ms", 1e3};
+  return {"s", 1e6};
+}
+
+TextTable::TextTable(std::vector<std::string> headers, size_t left_aligned_from)
+    : headers_(std::move(headers)), left_aligned_from_(left_aligned_from) {}
+
+void TextTable::Row(std::vector<std::string> cells) {
+  cells.resize(headers_.size());
+  rows_.push_back(std::move(cells));
+}
+
+std::string_view TextTable::Separator(size_t column) const {
+  return column < left_aligned_from_ ? " " : "  ";
+}
+
+std::string TextTable::Render(size_t indent, size_t width) const {
+  const size_t last = headers_.size() - 1;
+  std::vector<size_t> widths(headers_.size(), 0);
+  for (size_t c = 0; c < last; ++c) {
+    widths[c] = DisplayWidth(headers_[c]);
+    for (const auto& row : rows_) widths[c] = std::max(widths[c], DisplayWidth(row[c]));
+  }
+  size_t last_width = 0;  // no limit
+  if (width > 0) {
+    size_t used = indent;
+    for (size_t c = 0; c < left_aligned_from_ && c < last; ++c) {
+      used += widths[c] + Separator(c + 1).size();
+    }
+    // Left-aligned columns before the last (a scope) get at most a third of what is left.
+    const size_t left = used < width ? width - used : 0;
+    for (size_t c = left_aligned_from_; c < last; ++c) {
+      widths[c] = std::min(widths[c], std::max(kMinLastColumn / 2, left / 3));
+      used += widths[c] + Separator(c + 1).size();
+    }
+    last_width = used + kMinLastColumn < width ? width - used : kMinLastColumn;
+  }
+  std::string out;
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string text(indent, ' ');
+    for (size_t c = 0; c < last; ++c) {
+      const std::string cell = ShortenMiddle(cells[c], widths[c]);
+      const size_t pad = widths[c] - DisplayWidth(cell);
+      if (c < left_aligned_from_) text.append(pad, ' ');
+      text += cell;
+      if (c >= left_aligned_from_) text.append(pad, ' ');
+      text += Separator(c + 1);
+    }
+    text += ShortenMiddle(cells[last], last_width);
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    out += text;
+    out += '\n';
+  };
+  line(headers_);
+  for (const auto& row : rows_) line(row);
+  return out;
+}
+
+}  // namespace nodescope::cli

@@ -1,0 +1,60 @@
+// Text helpers of `nodescope nodes`: safe names, middle shortening, units, CSV fields, a table.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nodescope::cli {
+
+// `s` made safe for a terminal: control characters (C0, DEL, C1) become \n, \t, \r or \xNN /
+// \u00NN escapes, bytes that are not UTF-8 become \xNN. Other characters pass through.
+std::string Printable(std::string_view s);
+
+// Code points in UTF-8 `s` (the columns it takes, for the names we print).
+size_t DisplayWidth(std::string_view s);
+
+// `s` (UTF-8) cut to `width` code points by replacing its middle with "…", keeping the head and
+// the tail (kernel names differ at both ends). width 0: unchanged.
+std::string ShortenMiddle(std::string_view s, size_t width);
+
+// One RFC 4180 field: quoted (with doubled quotes) when it holds a comma, quote, CR or LF.
+std::string CsvField(std::string_view s);
+
+// A number for a table cell: about four significant digits (9.750, 26.00, 390.0, 4096).
+std::string Fixed4(double v);
+// A duration with its unit, chosen so the number stays below 1000: "52.00 us", "1.234 ms".
+std::string Duration(double us);
+
+// A time unit for a table column, chosen from the column's largest value so that cells stay
+// short: us below 10 ms, then ms below 10 s, then s.
+struct TimeUnit {
+  const char* name;
+  double us_per_unit;
+};
+TimeUnit UnitFor(double max_us);
+
+// A plain text table: right-aligned columns, then left-aligned ones. To fit a width, the last
+// column takes the rest of the line and other left-aligned ones at most a third of what the
+// right-aligned ones leave; cells are shortened in the middle.
+class TextTable {
+ public:
+  TextTable(std::vector<std::string> headers, size_t left_aligned_from);
+  void Row(std::vector<std::string> cells);
+  // Lines of at most `width` columns where possible (0: no limit), each starting with `indent`
+  // spaces. The last column is never cut below kMinLastColumn code points.
+  std::string Render(size_t indent, size_t width) const;
+
+  static constexpr size_t kMinLastColumn = 16;
+
+ private:
+  // Between right-aligned columns one space, before a left-aligned one two.
+  std::string_view Separator(size_t column) const;
+
+  std::vector<std::string> headers_;
+  size_t left_aligned_from_;  // columns from this index on are left-aligned
+  std::vector<std::vector<std::string>> rows_;
+};
+
+}  // namespace nodescope::cli

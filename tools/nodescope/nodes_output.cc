@@ -1,0 +1,351 @@
+// The text, CSV and JSON renderings of `nodescope nodes` and `nodescope nodes --diff`.
+#include "nodes_output.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <string_view>
+
+#include "export/json_output.h"
+#include "nodes_format.h"
+
+namespace nodescope::cli {
+namespace {
+
+using analysis::GraphDiff;
+using analysis::GraphMatch;
+using analysis::GraphStats;
+using analysis::NodeDiff;
+using analysis::NodeSide;
+using analysis::NodeStats;
+using std::to_string;
+
+// The node's ordinal when its id follows the graph id << 32 | ordinal scheme, else the full id.
+std::string NodeLabel(uint64_t graph_id, uint64_t node_id) {
+  return (node_id >> 32) == graph_id ? to_string(node_id & 0xFFFFFFFFu) : to_string(node_id);
+}
+
+std::string Percent(double fraction, bool sign) {
+  if (!std::isfinite(fraction)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), sign ? "%+.1f%%" : "%.1f%%", fraction * 100);
+  return buf;
+}
+
+std::string Plural(uint64_t n, const char* one, const char* many) {
+  return to_string(n) + " " + (n == 1 ? one : many);
+}
+
+std::string InUnit(double us, const TimeUnit& unit) { return Fixed4(us / unit.us_per_unit); }
+
+// A number for CSV and JSON: microseconds with three decimals (nanoseconds), fractions with six.
+// Not finite: `missing` ("" in CSV, null in JSON).
+std::string Number(double v, int decimals, const char* missing) {
+  if (!std::isfinite(v)) return missing;
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+  return buf;
+}
+std::string CsvUs(double v) { return Number(v, 3, ""); }
+std::string CsvFraction(double v) { return Number(v, 6, ""); }
+std::string JsonUs(double v) { return Number(v, 3, "null"); }
+std::string JsonFraction(double v) { return Number(v, 6, "null"); }
+
+void Label(std::string& out, std::string_view label, const std::string& value) {
+  constexpr size_t kLabelWidth = 24;
+  out += "  ";
+  out += label;
+  out.append(kLabelWidth - std::min(kLabelWidth - 1, label.size()), ' ');
+  out += value;
+  out += '\n';
+}
+
+std::string GraphSummary(const GraphStats& g) {
+  std::string out =
+      "graph " + to_string(g.graph_id) + ": " + Plural(g.node_count, "node", "nodes") +
+      (g.nodes.size() < g.node_count ? " (top " + to_string(g.nodes.size()) + " shown)" : "") +
+      ", " + Plural(g.replays, "replay", "replays") + ", " + Duration(g.gpu_total_us) +
+      " GPU time in all\n";
+  Label(out, "GPU time per replay",
+        "p50 " + Duration(g.gpu_p50_us) + "   p99 " + Duration(g.gpu_p99_us));
+  Label(out, "span per replay",
+        "p50 " + Duration(g.span_p50_us) + "   p99 " + Duration(g.span_p99_us));
+  char gaps[32];
+  std::snprintf(gaps, sizeof(gaps), "%.2f", g.gaps_mean);
+  Label(out, "idle gaps per replay",
+        "mean " + Duration(g.idle_mean_us) + "   p99 " + Duration(g.idle_p99_us) + "   (" + gaps +
+            " gaps per replay)");
+  char ratio[32] = "-";
+  if (std::isfinite(g.first_replay_outlier)) {
+    std::snprintf(ratio, sizeof(ratio), "%.2fx", g.first_replay_outlier);
+  }
+  Label(out, "first replay",
+        Duration(g.first_replay_gpu_us) + " GPU time, " + ratio + " the median");
+  return out;
+}
+
+std::string NodeTable(const GraphStats& g, size_t width) {
+  double max_total = 0, max_each = 0;
+  bool any_scope = false;
+  for (const NodeStats& n : g.nodes) {
+    max_total = std::max(max_total, n.total_us);
+    max_each = std::max(max_each, n.max_us);
+    any_scope = any_scope || !n.scope.empty();
+  }
+  const TimeUnit total = UnitFor(max_total);
+  const TimeUnit each = UnitFor(max_each);
+  std::vector<std::string> headers = {"node", "replays", "total",  "mean",  "p50",  "p95",
+                                      "p99",  "max",     "stddev", "drift", "share"};
+  std::vector<std::string> units = {"",        "",        total.name, each.name, each.name,
+                                    each.name, each.name, each.name,  each.name};
+  const size_t first_left = headers.size();
+  if (any_scope) headers.push_back("scope");
+  headers.push_back("name");
+  TextTable table(std::move(headers), first_left);
+  table.Row(std::move(units));
+  for (const NodeStats& n : g.nodes) {
+    std::vector<std::string> row = {
+        NodeLabel(g.graph_id, n.node_id), to_string(n.replays),   InUnit(n.total_us, total),
+        InUnit(n.mean_us, each),          InUnit(n.p50_us, each), InUnit(n.p95_us, each),
+        InUnit(n.p99_us, each),           InUnit(n.max_us, each), InUnit(n.stddev_us, each),
+        Percent(n.drift, true),           Percent(n.share, false)};
+    if (any_scope) row.push_back(Printable(n.scope));
+    row.push_back(Printable(n.name));
+    table.Row(std::move(row));
+  }
+  return table.Render(2, width);
+}
+
+}  // namespace
+
+std::string NodesText(const std::string& path, const std::vector<GraphStats>& graphs,
+                      size_t width) {
+  std::string out = Printable(path) + "\n";
+  for (const GraphStats& g : graphs) {
+    out += "\n" + GraphSummary(g) + "\n" + NodeTable(g, width);
+  }
+  return out;
+}
+
+std::string NodesCsv(const std::vector<GraphStats>& graphs) {
+  std::string out =
+      "graph_id,node_id,name,cat,scope,replays,total_us,mean_us,p50_us,p95_us,p99_us,max_us,"
+      "stddev_us,drift,share\r\n";
+  for (const GraphStats& g : graphs) {
+    for (const NodeStats& n : g.nodes) {
+      const std::string fields[] = {
+          to_string(g.graph_id), to_string(n.node_id), CsvField(n.name),    CsvField(n.cat),
+          CsvField(n.scope),     to_string(n.replays), CsvUs(n.total_us),   CsvUs(n.mean_us),
+          CsvUs(n.p50_us),       CsvUs(n.p95_us),      CsvUs(n.p99_us),     CsvUs(n.max_us),
+          CsvUs(n.stddev_us),    CsvFraction(n.drift), CsvFraction(n.share)};
+      for (size_t i = 0; i < std::size(fields); ++i) out += (i ? "," : "") + fields[i];
+      out += "\r\n";
+    }
+  }
+  return out;
+}
+
+std::string NodesJson(const std::string& path, const std::vector<GraphStats>& graphs) {
+  StringJsonOutput o;
+  o.Raw("{\"trace\":");
+  o.String(path);
+  o.Raw(",\"graphs\":[");
+  for (size_t i = 0; i < graphs.size(); ++i) {
+    const GraphStats& g = graphs[i];
+    o.Raw(i ? ",{\"graph_id\":" : "{\"graph_id\":");
+    o.Uint(g.graph_id);
+    o.Raw(",\"replays\":");
+    o.Uint(g.replays);
+    o.Raw(",\"node_count\":");
+    o.Uint(g.node_count);
+    o.Raw(",\"gpu_total_us\":" + JsonUs(g.gpu_total_us));
+    o.Raw(",\"gpu_per_replay_us\":{\"p50\":" + JsonUs(g.gpu_p50_us) +
+          ",\"p99\":" + JsonUs(g.gpu_p99_us) + "}");
+    o.Raw(",\"span_per_replay_us\":{\"p50\":" + JsonUs(g.span_p50_us) +
+          ",\"p99\":" + JsonUs(g.span_p99_us) + "}");
+    o.Raw(",\"idle_per_replay_us\":{\"mean\":" + JsonUs(g.idle_mean_us) +
+          ",\"p99\":" + JsonUs(g.idle_p99_us) + "}");
+    o.Raw(",\"gaps_per_replay\":" + JsonFraction(g.gaps_mean));
+    o.Raw(",\"first_replay_gpu_us\":" + JsonUs(g.first_replay_gpu_us));
+    o.Raw(",\"first_replay_outlier\":" + JsonFraction(g.first_replay_outlier));
+    o.Raw(",\"nodes\":[");
+    for (size_t k = 0; k < g.nodes.size(); ++k) {
+      const NodeStats& n = g.nodes[k];
+      o.Raw(k ? ",{\"node_id\":" : "{\"node_id\":");
+      o.Uint(n.node_id);
+      o.Raw(",\"name\":");
+      o.String(n.name);
+      o.Raw(",\"cat\":");
+      o.String(n.cat);
+      o.Raw(",\"scope\":");
+      o.String(n.scope);
+      o.Raw(",\"replays\":");
+      o.Uint(n.replays);
+      o.Raw(",\"total_us\":" + JsonUs(n.total_us) + ",\"mean_us\":" + JsonUs(n.mean_us) +
+            ",\"p50_us\":" + JsonUs(n.p50_us) + ",\"p95_us\":" + JsonUs(n.p95_us) +
+            ",\"p99_us\":" + JsonUs(n.p99_us) + ",\"max_us\":" + JsonUs(n.max_us) +
+            ",\"stddev_us\":" + JsonUs(n.stddev_us) + ",\"drift\":" + JsonFraction(n.drift) +
+            ",\"share\":" + JsonFraction(n.share) + "}");
+    }
+    o.Raw("]}");
+  }
+  o.Raw("]}\n");
+  return o.str();
+}
+
+// ---- --diff
+
+namespace {
+
+std::string DiffHeader(const GraphDiff& d) {
+  const std::string a = d.graph_a ? to_string(*d.graph_a) : "";
+  const std::string b = d.graph_b ? to_string(*d.graph_b) : "";
+  switch (d.match) {
+    case GraphMatch::kSameIdSameNodes:
+      return "graph " + a + ": the same nodes in A and B";
+    case GraphMatch::kSameNodes:
+      return "graph " + a + " (A) = graph " + b + " (B): the same nodes, other graph ids";
+    case GraphMatch::kSameIdOtherNodes:
+      return "graph " + a + ": other nodes in B, matched by node ordinal";
+    case GraphMatch::kOnlyA:
+      return "graph " + a + ": only in A (" + Plural(d.node_count_a, "node", "nodes") + ", " +
+             Plural(d.replays_a, "replay", "replays") + ")";
+    case GraphMatch::kOnlyB:
+      return "graph " + b + ": only in B (" + Plural(d.node_count_b, "node", "nodes") + ", " +
+             Plural(d.replays_b, "replay", "replays") + ")";
+  }
+  return "";
+}
+
+std::string DiffNodeLabel(const NodeDiff& n) {
+  std::string a = n.a ? NodeLabel(n.a->graph_id, n.a->node_id) : "";
+  std::string b = n.b ? NodeLabel(n.b->graph_id, n.b->node_id) : "";
+  if (!n.a) return b;
+  return !n.b || a == b ? a : a + "/" + b;
+}
+
+std::string DiffName(const NodeDiff& n) {
+  if (n.a && n.b && n.a->name != n.b->name) {
+    return Printable(n.a->name) + " -> " + Printable(n.b->name);
+  }
+  return Printable(n.a ? n.a->name : n.b->name);
+}
+
+std::string DiffTable(const GraphDiff& d, size_t width) {
+  double max_mean = 0;
+  for (const NodeDiff& n : d.nodes) {
+    if (n.a) max_mean = std::max(max_mean, n.a->mean_us);
+    if (n.b) max_mean = std::max(max_mean, n.b->mean_us);
+  }
+  const TimeUnit unit = UnitFor(max_mean);
+  TextTable table({"node", "mean A", "mean B", "delta", "delta", "name"}, 5);
+  table.Row({"", unit.name, unit.name, unit.name});
+  for (const NodeDiff& n : d.nodes) {
+    std::string delta = n.a && n.b ? Percent(n.delta_fraction, true) : n.a ? "only A" : "only B";
+    table.Row({DiffNodeLabel(n), n.a ? InUnit(n.a->mean_us, unit) : "-",
+               n.b ? InUnit(n.b->mean_us, unit) : "-", InUnit(n.delta_us, unit), delta,
+               DiffName(n)});
+  }
+  return table.Render(2, width);
+}
+
+std::string OptionalUint(const std::optional<uint64_t>& v, const char* missing) {
+  return v ? to_string(*v) : missing;
+}
+
+// "node_id_a":..,"name_a":..,"replays_a":..,"mean_a_us":.. with nulls for a missing side.
+void WriteSide(JsonOutput& o, const std::optional<NodeSide>& side, const std::string& suffix) {
+  o.Raw("\"node_id" + suffix + "\":" + (side ? to_string(side->node_id) : "null"));
+  o.Raw(",\"name" + suffix + "\":");
+  if (side) {
+    o.String(side->name);
+  } else {
+    o.Raw("null");
+  }
+  o.Raw(",\"replays" + suffix + "\":" + (side ? to_string(side->replays) : "null"));
+  o.Raw(",\"mean" + suffix + "_us\":" + (side ? JsonUs(side->mean_us) : "null"));
+}
+
+}  // namespace
+
+std::string DiffText(const std::string& path_a, const std::string& path_b,
+                     const std::vector<GraphDiff>& graphs, size_t width) {
+  std::string out = "A: " + Printable(path_a) + "\nB: " + Printable(path_b) + "\n";
+  for (const GraphDiff& d : graphs) {
+    out += "\n" + DiffHeader(d) + "\n";
+    if (d.graph_a && d.graph_b) {
+      const size_t only_a = d.node_count_a - d.matched;
+      const size_t only_b = d.node_count_b - d.matched;
+      Label(out, "replays", "A " + to_string(d.replays_a) + "   B " + to_string(d.replays_b));
+      Label(out, "GPU time per replay",
+            "p50 A " + Duration(d.gpu_p50_a_us) + "   B " + Duration(d.gpu_p50_b_us) + "   (" +
+                Percent(d.gpu_p50_a_us > 0 ? d.gpu_p50_b_us / d.gpu_p50_a_us - 1 : NAN, true) +
+                ")");
+      Label(out, "nodes",
+            to_string(d.matched) + " matched, " + to_string(only_a) + " only in A, " +
+                to_string(only_b) + " only in B" +
+                (d.nodes.size() < d.matched + only_a + only_b ? " (top rows shown)" : ""));
+    }
+    out += "\n" + DiffTable(d, width);
+  }
+  return out;
+}
+
+std::string DiffCsv(const std::vector<GraphDiff>& graphs) {
+  std::string out =
+      "graph_match,graph_id_a,node_id_a,graph_id_b,node_id_b,name_a,name_b,replays_a,replays_b,"
+      "mean_a_us,mean_b_us,delta_us,delta_fraction\r\n";
+  for (const GraphDiff& d : graphs) {
+    for (const NodeDiff& n : d.nodes) {
+      const std::optional<NodeSide>& a = n.a;
+      const std::optional<NodeSide>& b = n.b;
+      const std::string fields[] = {GraphMatchName(d.match),        OptionalUint(d.graph_a, ""),
+                                    a ? to_string(a->node_id) : "", OptionalUint(d.graph_b, ""),
+                                    b ? to_string(b->node_id) : "", a ? CsvField(a->name) : "",
+                                    b ? CsvField(b->name) : "",     a ? to_string(a->replays) : "",
+                                    b ? to_string(b->replays) : "", a ? CsvUs(a->mean_us) : "",
+                                    b ? CsvUs(b->mean_us) : "",     CsvUs(n.delta_us),
+                                    CsvFraction(n.delta_fraction)};
+      for (size_t i = 0; i < std::size(fields); ++i) out += (i ? "," : "") + fields[i];
+      out += "\r\n";
+    }
+  }
+  return out;
+}
+
+std::string DiffJson(const std::string& path_a, const std::string& path_b,
+                     const std::vector<GraphDiff>& graphs) {
+  StringJsonOutput o;
+  o.Raw("{\"trace_a\":");
+  o.String(path_a);
+  o.Raw(",\"trace_b\":");
+  o.String(path_b);
+  o.Raw(",\"graphs\":[");
+  for (size_t i = 0; i < graphs.size(); ++i) {
+    const GraphDiff& d = graphs[i];
+    o.Raw(i ? ",{\"match\":" : "{\"match\":");
+    o.String(GraphMatchName(d.match));
+    o.Raw(",\"graph_id_a\":" + OptionalUint(d.graph_a, "null") +
+          ",\"graph_id_b\":" + OptionalUint(d.graph_b, "null"));
+    o.Raw(",\"replays_a\":" + to_string(d.replays_a) + ",\"replays_b\":" + to_string(d.replays_b));
+    o.Raw(",\"gpu_per_replay_p50_us_a\":" + JsonUs(d.gpu_p50_a_us) +
+          ",\"gpu_per_replay_p50_us_b\":" + JsonUs(d.gpu_p50_b_us));
+    o.Raw(",\"node_count_a\":" + to_string(d.node_count_a) + ",\"node_count_b\":" +
+          to_string(d.node_count_b) + ",\"matched\":" + to_string(d.matched) + ",\"nodes\":[");
+    for (size_t k = 0; k < d.nodes.size(); ++k) {
+      const NodeDiff& n = d.nodes[k];
+      o.Raw(k ? ",{" : "{");
+      WriteSide(o, n.a, "_a");
+      o.Char(',');
+      WriteSide(o, n.b, "_b");
+      o.Raw(",\"delta_us\":" + JsonUs(n.delta_us) +
+            ",\"delta_fraction\":" + JsonFraction(n.delta_fraction) + "}");
+    }
+    o.Raw("]}");
+  }
+  o.Raw("]}\n");
+  return o.str();
+}
+
+}  // namespace nodescope::cli

@@ -1,0 +1,27 @@
+// The text, CSV and JSON renderings of `nodescope nodes` (one trace) and `--diff` (two traces).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "analysis/node_stats.h"
+
+namespace nodescope::cli {
+
+// A per-graph summary, then one row per node; names shortened in the middle to fit `width`
+// columns (0: never shortened).
+std::string NodesText(const std::string& path, const std::vector<analysis::GraphStats>& graphs,
+                      size_t width);
+// One header row, then one row per node with full names; durations in microseconds.
+std::string NodesCsv(const std::vector<analysis::GraphStats>& graphs);
+// {"trace":..,"graphs":[{"graph_id":..,...,"nodes":[...]}]} and a newline.
+std::string NodesJson(const std::string& path, const std::vector<analysis::GraphStats>& graphs);
+
+std::string DiffText(const std::string& path_a, const std::string& path_b,
+                     const std::vector<analysis::GraphDiff>& graphs, size_t width);
+std::string DiffCsv(const std::vector<analysis::GraphDiff>& graphs);
+std::string DiffJson(const std::string& path_a, const std::string& path_b,
+                     const std::vector<analysis::GraphDiff>& graphs);
+
+}  // namespace nodescope::cli

@@ -1,0 +1,177 @@
+// Tests of `nodescope nodes` output helpers and its text, CSV and JSON renderings.
+// The renderings of a small trace are pinned byte for byte.
+#include "nodes_output.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "nodes_format.h"
+
+namespace nodescope::cli {
+namespace {
+
+TEST(NodesFormat, PrintableEscapesControlsAndBadUtf8) {
+  EXPECT_EQ(Printable("void k<1>(float*)"), "void k<1>(float*)");
+  EXPECT_EQ(Printable("a\nb\tc\rd\x01\x7f"), "a\\nb\\tc\\rd\\x01\\x7F");
+  EXPECT_EQ(Printable("\xc2\xb5s \xe2\x80\xa6"), "\xc2\xb5s \xe2\x80\xa6");  // "µs …" pass
+  EXPECT_EQ(Printable("\xc2\x9b[2J"), "\\u009B[2J");                         // C1 CSI
+  EXPECT_EQ(Printable("x\xff"), "x\\xFF");
+  EXPECT_EQ(Printable("\xe2\x80"), "\\xE2\\x80");           // truncated sequence
+  EXPECT_EQ(Printable("\xed\xa0\x80"), "\\xED\\xA0\\x80");  // a surrogate
+  EXPECT_EQ(Printable("\xc0\xaf"), "\\xC0\\xAF");           // overlong '/'
+}
+
+TEST(NodesFormat, ShortenMiddleKeepsHeadAndTail) {
+  EXPECT_EQ(ShortenMiddle("abcdefghij", 0), "abcdefghij");
+  EXPECT_EQ(ShortenMiddle("abcdefghij", 10), "abcdefghij");
+  EXPECT_EQ(ShortenMiddle("abcdefghij", 5), "ab\xe2\x80\xa6ij");
+  EXPECT_EQ(ShortenMiddle("abcdefghij", 4), "ab\xe2\x80\xa6j");
+  EXPECT_EQ(ShortenMiddle("abcdefghij", 2), "a\xe2\x80\xa6");
+  EXPECT_EQ(ShortenMiddle("abcdefghij", 1), "\xe2\x80\xa6");
+  // Code points, not bytes: five alphas cut to three columns.
+  const std::string alphas = "\xce\xb1\xce\xb1\xce\xb1\xce\xb1\xce\xb2";
+  EXPECT_EQ(ShortenMiddle(alphas, 3), "\xce\xb1\xe2\x80\xa6\xce\xb2");
+  EXPECT_EQ(DisplayWidth(ShortenMiddle(alphas, 3)), 3u);
+}
+
+TEST(NodesFormat, CsvFieldQuotesPerRfc4180) {
+  EXPECT_EQ(CsvField("plain"), "plain");
+  EXPECT_EQ(CsvField(""), "");
+  EXPECT_EQ(CsvField("f(float*, int)"), "\"f(float*, int)\"");
+  EXPECT_EQ(CsvField("say \"hi\""), "\"say \"\"hi\"\"\"");
+  EXPECT_EQ(CsvField("two\nlines"), "\"two\nlines\"");
+  EXPECT_EQ(CsvField("cr\r"), "\"cr\r\"");
+}
+
+TEST(NodesFormat, NumbersAndUnits) {
+  EXPECT_EQ(Fixed4(9.75), "9.750");
+  EXPECT_EQ(Fixed4(26), "26.00");
+  EXPECT_EQ(Fixed4(390), "390.0");
+  EXPECT_EQ(Fixed4(4096), "4096");
+  EXPECT_EQ(Fixed4(-1.8), "-1.800");
+  EXPECT_EQ(Fixed4(NAN), "-");
+  EXPECT_EQ(Fixed4(9.9996), "10.00");
+  EXPECT_EQ(Fixed4(999.96), "1000");
+  EXPECT_EQ(Duration(52), "52.00 us");
+  EXPECT_EQ(Duration(0.9), "0.900 us");
+  EXPECT_EQ(Duration(1234), "1.234 ms");
+  EXPECT_EQ(Duration(999.97), "1.000 ms");
+  EXPECT_EQ(Duration(999.94), "999.9 us");
+  EXPECT_EQ(Duration(999999), "1.000 s");
+  EXPECT_EQ(Duration(2.5e6), "2.500 s");
+  EXPECT_STREQ(UnitFor(9999).name, "us");
+  EXPECT_STREQ(UnitFor(1e4).name, "ms");
+  EXPECT_EQ(UnitFor(1e4).us_per_unit, 1e3);
+  EXPECT_STREQ(UnitFor(1e7).name, "s");
+  EXPECT_STREQ(UnitFor(NAN).name, "us");
+}
+
+TEST(NodesFormat, TableFitsTheWidth) {
+  TextTable t({"n", "value", "name"}, 2);
+  t.Row({"1", "2.5", "short"});
+  t.Row({"12", "100.0", "a_rather_long_kernel_name_that_will_not_fit"});
+  EXPECT_EQ(t.Render(2, 0),
+            "   n value  name\n"
+            "   1   2.5  short\n"
+            "  12 100.0  a_rather_long_kernel_name_that_will_not_fit\n");
+  // 2 + 2 + 1 + 5 + 2 = 12 columns before the name leave 18 of 30.
+  EXPECT_EQ(t.Render(2, 30),
+            "   n value  name\n"
+            "   1   2.5  short\n"
+            "  12 100.0  a_rather_\xe2\x80\xa6_not_fit\n");
+  // Never below kMinLastColumn (16).
+  EXPECT_EQ(DisplayWidth(t.Render(0, 10).substr(t.Render(0, 10).rfind("a_"))), 17u);
+}
+
+// Graph 5: "k" then a fill 2 us later, replayed twice (4 then 6 us); a gap of 1 us in replay 2.
+constexpr char kTrace[] = R"json({"traceEvents":[
+{"ph":"X","cat":"kernel","name":"void k<2>(float*, int)","ts":0,"dur":4,
+ "args":{"correlation":1,"graph id":5,"graph node id":21474836480,"scope":"step"}},
+{"ph":"X","cat":"gpu_memset","name":"Memset (Device)","ts":6,"dur":1,
+ "args":{"correlation":1,"graph id":5,"graph node id":21474836481}},
+{"ph":"X","cat":"kernel","name":"void k<2>(float*, int)","ts":100,"dur":6,
+ "args":{"correlation":2,"graph id":5,"graph node id":21474836480,"scope":"step"}},
+{"ph":"X","cat":"gpu_memset","name":"Memset (Device)","ts":107,"dur":1,
+ "args":{"correlation":2,"graph id":5,"graph node id":21474836481}}]})json";
+
+std::vector<analysis::GraphStats> Stats() {
+  StatusOr<analysis::GraphNodes> nodes = analysis::CollectNodeSeriesFromText("t.json", kTrace);
+  EXPECT_TRUE(nodes.ok()) << nodes.status().ToString();
+  return nodes.ok() ? analysis::ComputeNodeStats(*nodes) : std::vector<analysis::GraphStats>{};
+}
+
+TEST(NodesOutput, Text) {
+  // k: 4, 6: total 10, mean 5, p50 4, p95/p99/max 6, stddev 1, share 10 / 12. GPU time per
+  // replay 5 and 7, span 7 and 8, idle 2 and 1.
+  EXPECT_EQ(NodesText("t.json", Stats(), 100),
+            "t.json\n"
+            "\n"
+            "graph 5: 2 nodes, 2 replays, 12.00 us GPU time in all\n"
+            "  GPU time per replay     p50 5.000 us   p99 7.000 us\n"
+            "  span per replay         p50 7.000 us   p99 8.000 us\n"
+            "  idle gaps per replay    mean 1.500 us   p99 2.000 us   (1.00 gaps per replay)\n"
+            "  first replay            5.000 us GPU time, 1.00x the median\n"
+            "\n"
+            "  node replays total  mean   p50   p95   p99   max stddev drift share  scope  name\n"
+            "                  us    us    us    us    us    us     us\n"
+            "     0       2 10.00 5.000 4.000 6.000 6.000 6.000  1.000     - 83.3%  step   "
+            "void k<2>(float*, int)\n"
+            "     1       2 2.000 1.000 1.000 1.000 1.000 1.000  0.000     - 16.7%         "
+            "Memset (Device)\n");
+}
+
+TEST(NodesOutput, CsvAndJson) {
+  EXPECT_EQ(NodesCsv(Stats()),
+            "graph_id,node_id,name,cat,scope,replays,total_us,mean_us,p50_us,p95_us,p99_us,"
+            "max_us,stddev_us,drift,share\r\n"
+            "5,21474836480,\"void k<2>(float*, int)\",kernel,step,2,10.000,5.000,4.000,6.000,"
+            "6.000,6.000,1.000,,0.833333\r\n"
+            "5,21474836481,Memset (Device),gpu_memset,,2,2.000,1.000,1.000,1.000,1.000,1.000,"
+            "0.000,,0.166667\r\n");
+  EXPECT_EQ(NodesJson("t.json", Stats()),
+            R"j({"trace":"t.json","graphs":[{"graph_id":5,"replays":2,"node_count":2,)j"
+            R"j("gpu_total_us":12.000,"gpu_per_replay_us":{"p50":5.000,"p99":7.000},)j"
+            R"j("span_per_replay_us":{"p50":7.000,"p99":8.000},)j"
+            R"j("idle_per_replay_us":{"mean":1.500,"p99":2.000},"gaps_per_replay":1.000000,)j"
+            R"j("first_replay_gpu_us":5.000,"first_replay_outlier":1.000000,"nodes":[)j"
+            R"j({"node_id":21474836480,"name":"void k<2>(float*, int)","cat":"kernel",)j"
+            R"j("scope":"step","replays":2,"total_us":10.000,"mean_us":5.000,"p50_us":4.000,)j"
+            R"j("p95_us":6.000,"p99_us":6.000,"max_us":6.000,"stddev_us":1.000,"drift":null,)j"
+            R"j("share":0.833333},{"node_id":21474836481,"name":"Memset (Device)",)j"
+            R"j("cat":"gpu_memset","scope":"","replays":2,"total_us":2.000,"mean_us":1.000,)j"
+            R"j("p50_us":1.000,"p95_us":1.000,"p99_us":1.000,"max_us":1.000,"stddev_us":0.000,)j"
+            R"j("drift":null,"share":0.166667}]}]})j"
+            "\n");
+}
+
+TEST(NodesOutput, DiffAgainstItself) {
+  std::vector<analysis::GraphDiff> diff = analysis::DiffNodeStats(Stats(), Stats());
+  EXPECT_EQ(DiffText("a.json", "b.json", diff, 100),
+            "A: a.json\n"
+            "B: b.json\n"
+            "\n"
+            "graph 5: the same nodes in A and B\n"
+            "  replays                 A 2   B 2\n"
+            "  GPU time per replay     p50 A 5.000 us   B 5.000 us   (+0.0%)\n"
+            "  nodes                   2 matched, 0 only in A, 0 only in B\n"
+            "\n"
+            "  node mean A mean B delta delta  name\n"
+            "           us     us    us\n"
+            "     0  5.000  5.000 0.000 +0.0%  void k<2>(float*, int)\n"
+            "     1  1.000  1.000 0.000 +0.0%  Memset (Device)\n");
+  EXPECT_EQ(DiffCsv(diff),
+            "graph_match,graph_id_a,node_id_a,graph_id_b,node_id_b,name_a,name_b,replays_a,"
+            "replays_b,mean_a_us,mean_b_us,delta_us,delta_fraction\r\n"
+            "same_id,5,21474836480,5,21474836480,\"void k<2>(float*, int)\",\"void k<2>(float*, "
+            "int)\",2,2,5.000,5.000,0.000,0.000000\r\n"
+            "same_id,5,21474836481,5,21474836481,Memset (Device),Memset (Device),2,2,1.000,1.000,"
+            "0.000,0.000000\r\n");
+  EXPECT_EQ(DiffJson("a.json", "b.json", {}),
+            "{\"trace_a\":\"a.json\",\"trace_b\":\"b.json\","
+            "\"graphs\":[]}\n");
+}
+
+}  // namespace
+}  // namespace nodescope::cli

@@ -1,0 +1,136 @@
+// `nodescope plot`: reads a trace's per-node series and writes them as an SVG or HTML picture.
+// The file is written beside its final name and renamed into place: no reader sees half of it.
+#include "plot_command.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/node_series.h"
+#include "analysis/plot_svg.h"
+
+namespace nodescope::cli {
+namespace {
+
+constexpr int kWritten = 0;
+constexpr int kNothingToPlot = 1;
+constexpr int kUnusable = 2;
+
+struct PlotCommandOptions {
+  std::string trace;
+  std::string output;
+  std::optional<uint64_t> graph;
+  std::vector<uint64_t> nodes;
+  bool heatmap = false;
+  int width = 960;
+};
+
+enum class Format { kNone, kSvg, kHtml };
+
+Format FormatOf(const std::string& path) {
+  size_t dot = path.rfind('.');
+  if (dot == std::string::npos || path.find('/', dot) != std::string::npos) return Format::kNone;
+  std::string ext = path.substr(dot + 1);
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (ext == "svg") return Format::kSvg;
+  if (ext == "html" || ext == "htm") return Format::kHtml;
+  return Format::kNone;
+}
+
+std::string BaseName(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// Writes `bytes` to a temporary file beside `path`, then renames it over `path`.
+Status WriteFileAtomically(const std::string& path, const std::string& bytes) {
+  std::string temp = path + ".tmp-XXXXXX";
+  int fd = mkstemp(temp.data());
+  if (fd < 0) return ErrnoError("create a temporary file beside " + path, errno);
+  // mkstemp makes the file 0600; give it the mode a plain open() would.
+  mode_t mask = umask(0);
+  umask(mask);
+  Status status = OkStatus();
+  if (fchmod(fd, 0666 & ~mask) != 0) status = ErrnoError("chmod " + temp, errno);
+  size_t done = 0;
+  while (status.ok() && done < bytes.size()) {
+    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      status = ErrnoError("write " + temp, errno);
+    } else {
+      done += static_cast<size_t>(n);
+    }
+  }
+  if (close(fd) != 0 && status.ok()) status = ErrnoError("close " + temp, errno);
+  if (status.ok() && rename(temp.c_str(), path.c_str()) != 0) {
+    status = ErrnoError("rename " + temp + " to " + path, errno);
+  }
+  if (!status.ok()) unlink(temp.c_str());
+  return status;
+}
+
+int Plot(const PlotCommandOptions& opts) {
+  Format format = FormatOf(opts.output);
+  if (format == Format::kNone) {
+    std::fprintf(stderr, "nodescope plot: -o %s: the output must end in .svg or .html\n",
+                 opts.output.c_str());
+    return kUnusable;
+  }
+  StatusOr<analysis::GraphNodes> nodes = analysis::CollectNodeSeries(opts.trace);
+  if (!nodes.ok()) {
+    std::fprintf(stderr, "nodescope plot: %s\n", nodes.status().message().c_str());
+    return kUnusable;
+  }
+  analysis::PlotOptions plot;
+  plot.graph_id = opts.graph;
+  plot.node_ids = opts.nodes;
+  plot.heatmap = opts.heatmap;
+  plot.width = opts.width;
+  plot.source = BaseName(opts.trace);
+  StatusOr<std::string> picture =
+      format == Format::kHtml ? RenderPlotHtml(*nodes, plot) : RenderPlotSvg(*nodes, plot);
+  if (!picture.ok()) {
+    std::fprintf(stderr, "nodescope plot: %s: %s\n", opts.trace.c_str(),
+                 picture.status().message().c_str());
+    return kNothingToPlot;
+  }
+  Status written = WriteFileAtomically(opts.output, *picture);
+  if (!written.ok()) {
+    std::fprintf(stderr, "nodescope plot: %s\n", written.message().c_str());
+    return kUnusable;
+  }
+  std::printf("wrote %s\n", opts.output.c_str());
+  return kWritten;
+}
+
+}  // namespace
+
+void AddPlotCommand(CLI::App& app, int* exit_code) {
+  auto opts = std::make_shared<PlotCommandOptions>();
+  CLI::App* plot = app.add_subcommand(
+      "plot",
+      "Draw each graph node's duration over the replays: one line per node, or a heat map for "
+      "many nodes, as a self-contained SVG or HTML file. Exit status: 0 written, 1 nothing to "
+      "plot (no graph keys, unknown --graph/--node), 2 unreadable trace or unwritable output");
+  plot->add_option("trace", opts->trace, "Trace file (Chrome-trace JSON)")->required();
+  plot->add_option("-o,--output", opts->output, "Output file: FILE.svg or FILE.html")->required();
+  plot->add_option("--graph", opts->graph, "Only this graph id");
+  plot->add_option("--node", opts->nodes,
+                   "Only this node (repeatable): a graph node id, or its #ordinal in the graph")
+      ->allow_extra_args(false);  // `--node 2 trace.json`: the trace is not a second node
+  plot->add_flag("--heatmap", opts->heatmap,
+                 "Draw a heat map even for a graph of 12 nodes or fewer");
+  plot->add_option("--width", opts->width, "Picture width in pixels")->check(CLI::Range(480, 8000));
+  plot->callback([opts, exit_code]() { *exit_code = Plot(*opts); });
+}
+
+}  // namespace nodescope::cli
