@@ -52,16 +52,26 @@ struct TraceMetadata {
 };
 
 // Called once per event, in file order. A non-OK status stops reading and is returned as is.
+// When the trace is bad further on, events before the bad byte may have been visited already.
 using TraceEventVisitor = std::function<Status(const TraceEvent&)>;
 
-// Reads the trace at `path`. A regular file is memory-mapped (not copied); a pipe or other
-// non-regular file is read into memory. Errors: NOT_FOUND / PERMISSION_DENIED for the file,
-// DATA_LOSS for bad content, with messages "PATH: byte N: what is wrong".
-StatusOr<TraceMetadata> ReadTraceFile(const std::string& path, const TraceEventVisitor& visit);
+struct TraceReadOptions {
+  // Bytes parsed at a time. Memory stays a few times this whatever the size of the trace; an
+  // event larger than a window (or a trace without newlines) makes the window grow to hold it.
+  size_t window_bytes = size_t{1} << 20;
+};
 
-// Reads a trace held in memory; `name` stands for the file in messages. Copies `json` into a
-// padded buffer, so it is meant for tests and small documents.
+// Reads the trace at `path` (a file, a pipe, /dev/stdin) in windows, never all of it at once.
+// Errors: NOT_FOUND / PERMISSION_DENIED for the file, DATA_LOSS for bad content, with messages
+// "PATH: byte N: what is wrong". Every byte is checked to be UTF-8 and every string closed, and
+// what is read is checked; values that are skipped (other keys, the rest of "args") are checked
+// only for their nesting, as simdjson On-Demand does: a `]` closing a `{` in them goes unnoticed.
+StatusOr<TraceMetadata> ReadTraceFile(const std::string& path, const TraceEventVisitor& visit,
+                                      const TraceReadOptions& options = {});
+
+// Reads a trace held in memory; `name` stands for the file in messages.
 StatusOr<TraceMetadata> ReadTraceText(std::string_view name, std::string_view json,
-                                      const TraceEventVisitor& visit);
+                                      const TraceEventVisitor& visit,
+                                      const TraceReadOptions& options = {});
 
 }  // namespace nodescope::analysis

@@ -24,24 +24,31 @@ struct Seen {
   std::optional<uint64_t> graph_id, node_id;
   std::optional<int64_t> correlation, external_id;
   uint64_t offset = 0;
+  friend bool operator==(const Seen&, const Seen&) = default;
 };
 
-StatusOr<TraceMetadata> Read(std::string_view json, std::vector<Seen>* seen = nullptr) {
-  return ReadTraceText("trace.json", json, [seen](const TraceEvent& e) {
-    if (seen != nullptr) {
-      Seen s;
-      s.ph = e.ph, s.cat = e.cat, s.name = e.name;
-      s.scope = e.scope.value_or("");
-      s.pid_kind = e.pid.kind, s.pid = e.pid.number;
-      s.pid_text = e.pid.text, s.tid_text = e.tid.text;
-      s.ts = e.ts_us, s.dur = e.dur_us;
-      s.graph_id = e.graph_id, s.node_id = e.graph_node_id;
-      s.correlation = e.correlation, s.external_id = e.external_id;
-      s.offset = e.offset;
-      seen->push_back(s);
-    }
-    return OkStatus();
-  });
+StatusOr<TraceMetadata> Read(std::string_view json, std::vector<Seen>* seen = nullptr,
+                             size_t window_bytes = TraceReadOptions().window_bytes) {
+  TraceReadOptions options;
+  options.window_bytes = window_bytes;
+  return ReadTraceText(
+      "trace.json", json,
+      [seen](const TraceEvent& e) {
+        if (seen != nullptr) {
+          Seen s;
+          s.ph = e.ph, s.cat = e.cat, s.name = e.name;
+          s.scope = e.scope.value_or("");
+          s.pid_kind = e.pid.kind, s.pid = e.pid.number;
+          s.pid_text = e.pid.text, s.tid_text = e.tid.text;
+          s.ts = e.ts_us, s.dur = e.dur_us;
+          s.graph_id = e.graph_id, s.node_id = e.graph_node_id;
+          s.correlation = e.correlation, s.external_id = e.external_id;
+          s.offset = e.offset;
+          seen->push_back(s);
+        }
+        return OkStatus();
+      },
+      options);
 }
 
 std::string WriteTemp(const std::string& content) {
@@ -232,6 +239,17 @@ TEST(TraceReader, SyntaxErrorsPointAtTheirByte) {
   EXPECT_EQ(ErrorOf(R"({"traceEvents":[{"ph":"X"}] "x":1})"),
             "trace.json: byte 28: not valid JSON here");
   EXPECT_EQ(ErrorOf(R"({"traceEvents":[{"ts":tru}]})"), "trace.json: byte 22: not valid JSON here");
+  // Found by the fuzzer: a string value followed by ':' was skipped as if it were a key.
+  EXPECT_EQ(ErrorOf(R"({"traceEvents":[{"name":"x" : 1}]})"),
+            "trace.json: byte 28: not valid JSON here");
+  EXPECT_EQ(ErrorOf(R"({"traceEvents":[{"pid":"x" : 1}]})"),
+            "trace.json: byte 27: not valid JSON here");
+  EXPECT_EQ(ErrorOf(R"({"traceEvents":[{"args":{"scope":"x":1}}]})"),
+            "trace.json: byte 36: not valid JSON here");
+  EXPECT_EQ(ErrorOf(R"({"traceEvents":[{"ts":1 : 1}]})"),
+            "trace.json: byte 24: not valid JSON here");
+  EXPECT_EQ(ErrorOf(R"({"traceEvents":[{"name":"x" "a"}]})"),
+            "trace.json: byte 28: not valid JSON here");
 }
 
 // Every prefix of a real trace, and random corruptions of it, fail cleanly (run under ASan too).
@@ -262,7 +280,7 @@ TEST(TraceReader, EveryTruncationAndCorruptionFailsCleanly) {
   }
 }
 
-TEST(TraceReader, ReadsFilesThroughAMapping) {
+TEST(TraceReader, ReadsFiles) {
   std::string json =
       R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"k","args":{"graph id":1}}]})";
   std::string path = WriteTemp(json);
@@ -276,7 +294,7 @@ TEST(TraceReader, ReadsFilesThroughAMapping) {
   EXPECT_EQ(events, 1);
   unlink(path.c_str());
 
-  // A file of exactly one page: the padding is a separate anonymous page.
+  // A file of exactly one page, and one byte short of it.
   long page = sysconf(_SC_PAGESIZE);
   std::string exact = R"({"traceEvents":[],"pad":")";
   exact += std::string(static_cast<size_t>(page) - exact.size() - 2, 'x') + "\"}";
@@ -338,6 +356,191 @@ TEST(TraceReader, ReadsTheWritersSample) {
   EXPECT_EQ(kernels, 4);
   EXPECT_EQ(keyed, 2);
   EXPECT_EQ(meta->dropped_total, 5u);
+}
+
+// A trace as torch.profiler writes it: events over several lines, nested args, escapes, string
+// pids, numbers of every form; "nodescope" after the events. Or as a bare JSON array.
+std::string PrettyTrace(int events, bool array_format = false) {
+  std::string out = array_format ? "[\n" : R"J({
+  "schemaVersion": 1,
+  "deviceProperties": [
+    {"id": 0, "name": "NVIDIA H200", "totalGlobalMem": 150109880320}
+  ],
+  "traceEvents": [
+)J";
+  for (int i = 0; i < events; ++i) {
+    const std::string n = std::to_string(i);
+    if (i > 0) out += ",\n";
+    switch (i % 4) {
+      case 0:
+        out += R"J(  {
+    "ph": "X", "cat": "kernel", "name": "void gemm<)J" +
+               n + R"J(>(float*)", "pid": 0, "tid": 7,
+    "ts": 1697071282463498.25, "dur": 3.5,
+    "args": {
+      "External id": )J" +
+               n + R"J(, "device": 0, "grid": [264, 1, 1], "block": [128, 1, 1],
+      "graph id": 5, "graph node id": 214748364)J" +
+               std::to_string(i % 10) + R"J(,
+      "scope": "step/fwd \"layer\" )J" +
+               n + R"J("
+    }
+  })J";
+        break;
+      case 1:
+        out +=
+            R"J(  {"ph": "X", "cat": "cpu_op", "name": "aten::mm \u00e9\n\\ )J" + n +
+            R"J(", "pid": "Spans", "tid": "Traces", "ts": -0.5, "dur": 1e3,
+   "args": {"correlation": -)J" +
+            n +
+            R"J(, "Input Dims": [[8, 16], [16, 8]], "nested": {"a": {"b": [true, false, null]}}}})J";
+        break;
+      case 2:
+        out +=
+            R"J(  {"ph": "s", "id": )J" + n +
+            R"J(, "pid": 18446744073709551615, "tid": -3, "ts": 12.000, "cat": "ac2g", "name": "ac2g"})J";
+        break;
+      default:
+        out += R"J(  {"ph":"f","id":)J" + n +
+               R"J(,"pid":0,"tid":7,"ts":1.5e300,"cat":"ac2g","name":"","bp":"e"})J";
+    }
+  }
+  if (array_format) return out + "\n]\n";
+  return out + R"J(
+  ],
+  "nodescope": {"dropped_records": {"total": 7}, "attribution": {"withheld": {"exec_changed": 3}}},
+  "traceName": "t"
+}
+)J";
+}
+
+std::string SampleTrace() {
+  std::ifstream in(NODESCOPE_EXPORT_TESTDATA_DIR "/sample.json", std::ios::binary);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+constexpr size_t kWindows[] = {64, 65, 97, 128, 200, 333, 512, 1000, 4096};
+
+// Windows cut inside events, strings and nested values; each event is read once, as it is.
+TEST(TraceReader, WindowsGiveTheSameEventsAsOneDocument) {
+  std::string minified = PrettyTrace(40);
+  std::erase(minified, '\n');
+  // Found by the fuzzer: the event a window starts with was skipped in every array of it.
+  std::string twice = PrettyTrace(20);
+  twice.insert(twice.find("  ],\n  \"nodescope\""),
+               "  ],\n  \"traceEvents\": [\n{\"name\": \"b\"}\n");
+  for (const std::string& json :
+       {SampleTrace(), PrettyTrace(80), PrettyTrace(80, /*array_format=*/true), minified, twice}) {
+    std::vector<Seen> whole;
+    auto expected = Read(json, &whole);
+    ASSERT_TRUE(expected.ok()) << expected.status().ToString();
+    ASSERT_GT(json.size(), 4 * kWindows[0]);
+    for (size_t window : kWindows) {
+      std::vector<Seen> seen;
+      auto meta = Read(json, &seen, window);
+      ASSERT_TRUE(meta.ok()) << "window " << window << ": " << meta.status().ToString();
+      EXPECT_EQ(meta->events, expected->events) << window;
+      EXPECT_EQ(meta->has_nodescope, expected->has_nodescope) << window;
+      EXPECT_EQ(meta->withheld, expected->withheld) << window;
+      EXPECT_EQ(meta->dropped_total, expected->dropped_total) << window;
+      ASSERT_EQ(seen.size(), whole.size()) << window;
+      for (size_t i = 0; i < seen.size(); ++i) ASSERT_EQ(seen[i], whole[i]) << window << " " << i;
+    }
+  }
+  // What the events hold, once (the comparison above is only as good as this).
+  std::vector<Seen> seen;
+  auto meta = Read(PrettyTrace(80), &seen, 64);
+  ASSERT_TRUE(meta.ok());
+  EXPECT_EQ(meta->dropped_total, 7u);
+  ASSERT_EQ(seen.size(), 80u);
+  EXPECT_EQ(seen[77].name, "aten::mm \u00e9\n\\ 77");
+  EXPECT_EQ(seen[77].pid_text, "Spans");
+  EXPECT_EQ(seen[77].dur, 1000.0);
+  EXPECT_EQ(seen[77].correlation, -77);
+  EXPECT_EQ(seen[76].scope, "step/fwd \"layer\" 76");
+  EXPECT_EQ(seen[76].node_id, 2147483646u);
+  EXPECT_EQ(seen[76].ts, 1697071282463498.25);
+  EXPECT_EQ(seen[78].pid, -1);  // 18446744073709551615 keeps its bits
+  EXPECT_EQ(seen[79].ts, 1.5e300);
+}
+
+// Errors far into the trace read the same, whatever the window: the window grows to the end.
+TEST(TraceReader, WindowsGiveTheSameErrors) {
+  const std::string good = PrettyTrace(80);
+  auto replace_late = [&good](std::string_view from, std::string_view to) {
+    std::string bad = good;
+    size_t at = bad.rfind(from, bad.size() - 600);
+    bad.replace(at, from.size(), to);
+    return bad;
+  };
+  std::string raw_tab = good;
+  raw_tab.insert(raw_tab.rfind("aten::mm"), "\t");
+  std::string bad_utf8 = good;
+  bad_utf8.insert(bad_utf8.rfind("aten::mm"), "\xC3\x28");
+  for (const std::string& bad :
+       {replace_late("\"graph id\": 5", "\"graph id\": \"5\""),
+        replace_late("\"dur\": 3.5", "\"dur\": 3.5.1"), replace_late("},\n", "}\n"),
+        replace_late("\"ts\": -0.5", "\"ts\": tru"), replace_late("\"cat\"", "\"cat\" :: "),
+        replace_late("\\\"layer", "\\qlayer"), replace_late("  {", "  ["), raw_tab, bad_utf8,
+        good + "x", good.substr(0, good.size() - 10)}) {
+    const std::string expected = ErrorOf(bad);
+    EXPECT_NE(expected.find(": byte "), std::string::npos) << expected;
+    for (size_t window : kWindows) {
+      auto r = Read(bad, nullptr, window);
+      ASSERT_FALSE(r.ok()) << window << ": " << expected;
+      EXPECT_EQ(r.status().message(), expected) << "window " << window;
+    }
+  }
+}
+
+// Every truncation, read in small windows, fails as it does in one: with the same message.
+TEST(TraceReader, EveryTruncationFailsTheSameInWindows) {
+  const std::string json = PrettyTrace(12);
+  for (size_t n = 0; n + 2 < json.size(); ++n) {
+    const std::string_view cut = std::string_view(json).substr(0, n);
+    auto whole = Read(cut);
+    auto windowed = Read(cut, nullptr, 64);
+    ASSERT_FALSE(whole.ok()) << n;
+    ASSERT_FALSE(windowed.ok()) << n;
+    ASSERT_EQ(windowed.status().message(), whole.status().message()) << n;
+  }
+}
+
+TEST(TraceReader, AVisitorErrorInALaterWindowStopsReading) {
+  int calls = 0;
+  TraceReadOptions options;
+  options.window_bytes = 100;
+  auto r = ReadTraceText(
+      "t.json", PrettyTrace(80),
+      [&](const TraceEvent&) { return ++calls == 50 ? InternalError("stop") : OkStatus(); },
+      options);
+  EXPECT_EQ(r.status().message(), "stop");
+  EXPECT_EQ(calls, 50);
+}
+
+TEST(TraceReader, ReadsALargeFileInWindows) {
+  const std::string json = PrettyTrace(4000);
+  std::vector<Seen> expected;
+  ASSERT_TRUE(Read(json, &expected).ok());
+  std::string path = WriteTemp(json);
+  TraceReadOptions options;
+  options.window_bytes = 4096;
+  size_t i = 0;
+  auto meta = ReadTraceFile(
+      path,
+      [&](const TraceEvent& e) {
+        EXPECT_EQ(e.name, expected.at(i).name);
+        EXPECT_EQ(e.offset, expected.at(i).offset);
+        ++i;
+        return OkStatus();
+      },
+      options);
+  ASSERT_TRUE(meta.ok()) << meta.status().ToString();
+  EXPECT_EQ(i, expected.size());
+  EXPECT_EQ(meta->withheld.size(), 1u);
+  unlink(path.c_str());
 }
 
 }  // namespace

@@ -1,0 +1,114 @@
+// libFuzzer target: the trace reader on any bytes, read whole and in small windows (which must
+// agree on valid JSON), then the alias check and the node series over it. See scripts/fuzz.sh.
+#include <simdjson.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/alias_check.h"
+#include "analysis/node_series.h"
+#include "analysis/trace_reader.h"
+
+namespace nodescope::analysis {
+namespace {
+
+// An owned copy of what the visitor sees.
+struct Event {
+  uint64_t offset = 0;
+  std::string ph, cat, name, pid_text, tid_text;
+  TraceId::Kind pid_kind = TraceId::Kind::kAbsent, tid_kind = TraceId::Kind::kAbsent;
+  int64_t pid = 0, tid = 0;
+  std::optional<double> ts, dur;
+  std::optional<uint64_t> graph_id, node_id;
+  std::optional<int64_t> correlation, external_id;
+  std::optional<std::string> scope;
+  friend bool operator==(const Event&, const Event&) = default;
+};
+
+struct Result {
+  StatusOr<TraceMetadata> meta = InternalError("not read");
+  std::vector<Event> events;
+};
+
+Result Read(std::string_view json, size_t window_bytes, AliasChecker* checker) {
+  Result result;
+  TraceReadOptions options;
+  options.window_bytes = window_bytes;
+  result.meta = ReadTraceText(
+      "fuzz.json", json,
+      [&](const TraceEvent& e) {
+        Event c;
+        c.offset = e.offset;
+        c.ph = e.ph, c.cat = e.cat, c.name = e.name;
+        c.pid_kind = e.pid.kind, c.pid = e.pid.number, c.pid_text = e.pid.text;
+        c.tid_kind = e.tid.kind, c.tid = e.tid.number, c.tid_text = e.tid.text;
+        c.ts = e.ts_us, c.dur = e.dur_us;
+        c.graph_id = e.graph_id, c.node_id = e.graph_node_id;
+        c.correlation = e.correlation, c.external_id = e.external_id;
+        if (e.scope) c.scope = std::string(*e.scope);
+        result.events.push_back(std::move(c));
+        if (checker != nullptr) checker->Add(e);
+        return OkStatus();
+      },
+      options);
+  return result;
+}
+
+[[noreturn]] void Fail(const char* what, const Result& a, const Result& b) {
+  std::fprintf(stderr,
+               "trace_reader_fuzzer: %s\n  whole:    %s, %zu events\n  windowed: %s, %zu events\n",
+               what, a.meta.ok() ? "ok" : a.meta.status().ToString().c_str(), a.events.size(),
+               b.meta.ok() ? "ok" : b.meta.status().ToString().c_str(), b.events.size());
+  std::abort();
+}
+
+// Whole and windowed reads agree on valid JSON. On invalid JSON they may not: On-Demand checks
+// the values the reader reads, not those it skips (unused "args"), where a mismatched bracket
+// can shift what follows differently depending on where a window starts.
+void Check(std::string_view json, bool valid_json, const Result& whole, const Result& windowed) {
+  // Bad input: DATA_LOSS naming the file, never anything else.
+  for (const Result* r : {&whole, &windowed}) {
+    if (!r->meta.ok() && (r->meta.status().code() != StatusCode::kDataLoss ||
+                          r->meta.status().message().rfind("fuzz.json: ", 0) != 0)) {
+      Fail("bad input gave an unexpected status", whole, windowed);
+    }
+  }
+  if (!valid_json) return;
+  if (whole.meta.ok() != windowed.meta.ok()) {
+    Fail("whole and windowed reads disagree", whole, windowed);
+  }
+  if (!whole.meta.ok()) return;
+  if (whole.events != windowed.events || whole.meta->events != windowed.meta->events ||
+      whole.meta->withheld != windowed.meta->withheld ||
+      whole.meta->dropped_total != windowed.meta->dropped_total ||
+      whole.meta->has_nodescope != windowed.meta->has_nodescope) {
+    Fail("whole and windowed reads saw different events", whole, windowed);
+  }
+  for (const Event& e : whole.events) {
+    if (e.offset >= json.size() || json[e.offset] != '{') Fail("event offset", whole, windowed);
+  }
+}
+
+}  // namespace
+}  // namespace nodescope::analysis
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace nodescope::analysis;
+  const std::string_view json(reinterpret_cast<const char*>(data), size);
+  AliasChecker checker;
+  const Result whole = Read(json, TraceReadOptions().window_bytes, &checker);
+  if (whole.meta.ok()) (void)checker.Finish(*whole.meta);
+  simdjson::dom::parser validator;
+  simdjson::dom::element ignored;
+  const bool valid_json = !validator.parse(data, size).get(ignored);
+  // The smallest window, and one that depends on the input, cut the input in many places.
+  Check(json, valid_json, whole, Read(json, 64, nullptr));
+  Check(json, valid_json, whole, Read(json, 64 + size % 509, nullptr));
+  (void)CollectNodeSeriesFromText("fuzz.json", json);
+  return 0;
+}
