@@ -1,0 +1,139 @@
+# The subcommands end to end (cli_test.cmake): exit statuses, messages, what they write.
+# nodescope_cli_test(SUBCOMMAND NAME EXIT n ARGS ... STDOUT regex STDERR regex
+#                    [PARSE csv|json] [ROWS n] [OUTPUT file FILE regex])
+# Also labelled unit: hermetic and fast, so scripts/test.sh runs them under the sanitizers too.
+find_package(Python3 COMPONENTS Interpreter QUIET)
+function(nodescope_cli_test subcommand name)
+  cmake_parse_arguments(T "" "EXIT;STDOUT;STDERR;PARSE;ROWS;OUTPUT;FILE" "ARGS" ${ARGN})
+  string(REPLACE ";" "|" args "${T_ARGS}")
+  set(extra "")
+  if(DEFINED T_PARSE)
+    list(APPEND extra -DPARSE=${T_PARSE}
+         "-DSCRATCH=${CMAKE_CURRENT_BINARY_DIR}/${subcommand}_cli/${name}.${T_PARSE}")
+  endif()
+  if(DEFINED T_ROWS)
+    list(APPEND extra -DEXPECT_ROWS=${T_ROWS})
+  endif()
+  if(DEFINED T_OUTPUT)
+    list(APPEND extra "-DOUTPUT=${CMAKE_CURRENT_BINARY_DIR}/${subcommand}_cli/${T_OUTPUT}")
+  endif()
+  if(DEFINED T_FILE)
+    list(APPEND extra "-DEXPECT_FILE=${T_FILE}")
+  endif()
+  add_test(NAME ${subcommand}_cli_${name}
+           COMMAND ${CMAKE_COMMAND} -DNODESCOPE=$<TARGET_FILE:nodescope_cli>
+                   -DSUBCOMMAND=${subcommand} "-DARGS=${args}" -DEXPECT_RC=${T_EXIT}
+                   "-DEXPECT_STDOUT=${T_STDOUT}" "-DEXPECT_STDERR=${T_STDERR}"
+                   "-DPYTHON=${Python3_EXECUTABLE}" ${extra}
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/cli_test.cmake)
+  set_tests_properties(${subcommand}_cli_${name} PROPERTIES LABELS "unit;cli" TIMEOUT 60)
+endfunction()
+
+# check: the fixtures of src/analysis/testdata.
+if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_analysis)
+  set(data ${PROJECT_SOURCE_DIR}/src/analysis/testdata)
+  nodescope_cli_test(check clean EXIT 0 ARGS ${data}/clean.json STDERR "^$"
+    STDOUT "occurrences per node +min 3  median 5  max 5\n.*withheld attribution +exec_changed=2\n  dropped records +0\n  verdict +clean\n$")
+  nodescope_cli_test(check sample EXIT 0 ARGS ${PROJECT_SOURCE_DIR}/src/export/testdata/sample.json
+    STDOUT "with graph keys +2\n.*dropped records +5\n  verdict +clean\n$" STDERR "^$")
+  nodescope_cli_test(check torch EXIT 0 ARGS ${data}/torch.json STDERR "^$"
+    STDOUT "GPU events \\(kernel/copy/fill\\) +2 \\(1/1/0\\)\n  with graph keys +0\n.*verdict +clean \\(no graph keys to check\\)\n$")
+  nodescope_cli_test(check aliased EXIT 1 ARGS ${data}/aliased.json STDERR "^$"
+    STDOUT "aliased keys +4 of 4 keys\n    graph 3 node 12884901888 \\(3<<32[|]0\\): 2 x \"void after0\\(float\\*\\)\", 2 x \"void before0\\(float\\*\\)\"\n.*verdict +aliased\n$")
+  nodescope_cli_test(check inconsistent EXIT 1 ARGS ${data}/inconsistent.json STDERR "^$"
+    STDOUT "node >> 32 != graph id +1\n.*one key without the other +1\n.*verdict +inconsistent\n$")
+  nodescope_cli_test(check truncated EXIT 2 ARGS ${data}/truncated.json STDOUT "^$"
+    STDERR "^nodescope check: [^\n]*/truncated.json: byte [0-9]+ \\(end of file\\): the JSON ends before")
+  nodescope_cli_test(check wrong_type EXIT 2 ARGS ${data}/wrong_type.json STDOUT "^$"
+    STDERR "/wrong_type.json: byte 664: \"graph id\" is a string, expected an unsigned integer\n$")
+  nodescope_cli_test(check not_json EXIT 2 ARGS ${data}/not_json.json STDOUT "^$"
+    STDERR "/not_json.json: byte 0: ")
+  nodescope_cli_test(check missing EXIT 2 ARGS ${data}/no-such-file.json STDOUT "^$"
+    STDERR "/no-such-file.json: No such file or directory")
+  nodescope_cli_test(check mixed EXIT 2
+    ARGS ${data}/clean.json ${data}/truncated.json ${data}/aliased.json
+    STDOUT "verdict +clean\n\n[^\n]*/aliased.json\n.*verdict +aliased\n$" STDERR "/truncated.json: byte")
+  nodescope_cli_test(check json EXIT 1 ARGS --json ${data}/clean.json ${data}/aliased.json
+    STDOUT "^{\"file\":[^\n]*\"verdict\":\"clean\"}\n{\"file\":[^\n]*\"aliased_keys\":4,[^\n]*\"clean\":false,\"verdict\":\"aliased\"}\n$"
+    STDERR "^$")
+  nodescope_cli_test(check json_error EXIT 2 ARGS --json ${data}/not_json.json
+    STDOUT "\"verdict\":\"unreadable\"}\n$" STDERR "not_json.json")
+  nodescope_cli_test(check usage EXIT 2 ARGS "" STDOUT "" STDERR "traces is required")
+endif()
+
+
+if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_analysis)
+  set(data ${PROJECT_SOURCE_DIR}/src/analysis/testdata)
+  set(sample ${PROJECT_SOURCE_DIR}/src/export/testdata/sample.json)
+  nodescope_cli_test(plot sample_svg EXIT 0 ARGS ${sample} OUTPUT sample.svg
+    STDOUT "^wrote [^\n]*/sample.svg\n$" STDERR "^$"
+    FILE "^<\\?xml [^\n]*\n<svg xmlns=.*>Graph 5 <tspan[^>]*>· 2 nodes · 1 replay<.*<polyline.*<polyline.*</svg>\n$")
+  nodescope_cli_test(plot sample_html EXIT 0 ARGS ${sample} OUTPUT sample.html
+    STDOUT "^wrote " STDERR "^$"
+    FILE "^<!DOCTYPE html>.*<svg xmlns=.*</svg>.*<script>.*</script>.*</html>\n$")
+  nodescope_cli_test(plot replays_lines EXIT 0 ARGS ${data}/replays_8x200.json OUTPUT replays.svg
+    STDOUT "^wrote " STDERR "^$"
+    FILE "· 8 nodes · 200 replays<.*▲ 1 value above the axis, up to 640 µs.*#7</tspan> Memset \\(Device\\)")
+  nodescope_cli_test(plot replays_heatmap EXIT 0
+    ARGS ${data}/replays_8x200.json --heatmap --graph 3 OUTPUT replays_heatmap.html
+    STDOUT "^wrote " STDERR "^$" FILE "data-kind=\"heat\".*µs, log scale")
+  nodescope_cli_test(plot one_node EXIT 0
+    ARGS ${data}/replays_8x200.json --graph 3 --node 2 --node 12884901895 OUTPUT one_node.svg
+    STDOUT "^wrote " STDERR "^$" FILE "· 2 of 8 nodes · 200 replays<")
+  nodescope_cli_test(plot no_keys EXIT 1 ARGS ${data}/torch.json OUTPUT no_keys.svg
+    STDOUT "^$" STDERR "^nodescope plot: [^\n]*/torch.json: no GPU event carries both graph keys")
+  nodescope_cli_test(plot unknown_graph EXIT 1 ARGS ${sample} --graph 99 OUTPUT unknown_graph.svg
+    STDOUT "^$" STDERR "graph 99 is not in the trace; its graphs are 5\n$")
+  nodescope_cli_test(plot unknown_node EXIT 1 ARGS ${sample} --node 12345 OUTPUT unknown_node.svg
+    STDOUT "^$" STDERR "node 12345 is not in the trace\n$")
+  nodescope_cli_test(plot bad_extension EXIT 2 ARGS ${sample} OUTPUT plot.png
+    STDOUT "^$" STDERR "-o [^\n]*/plot.png: the output must end in .svg or .html\n$")
+  nodescope_cli_test(plot truncated EXIT 2 ARGS ${data}/truncated.json OUTPUT truncated.svg
+    STDOUT "^$" STDERR "^nodescope plot: [^\n]*/truncated.json: byte [0-9]+ \\(end of file\\)")
+  nodescope_cli_test(plot missing EXIT 2 ARGS ${data}/no-such-file.json OUTPUT missing.svg
+    STDOUT "^$" STDERR "/no-such-file.json: No such file or directory")
+endif()
+
+
+if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_analysis)
+  set(data ${PROJECT_SOURCE_DIR}/src/analysis/testdata)
+  set(sample ${PROJECT_SOURCE_DIR}/src/export/testdata/sample.json)
+  nodescope_cli_test(nodes sample EXIT 0 ARGS ${sample} STDERR "^$"
+    STDOUT "^[^\n]*/sample.json\n\ngraph 5: 2 nodes, 1 replay, 5.900 us GPU time in all\n.*first replay +5.900 us GPU time, 1.00x the median\n.*\n +0 +1 5.000 5.000 [^\n]* 84.7%  void kernel<3>\\(float\\*\\)\n +1 +1 0.900 [^\n]*  weird \"quoted\" \\\\path\\\\n\n$")
+  nodescope_cli_test(nodes clean EXIT 0 ARGS ${data}/clean.json --width 90 STDERR "^$"
+    STDOUT "graph 1: 6 nodes, 5 replays, 45.00 us GPU time in all\n  GPU time per replay +p50 9.000 us   p99 9.000 us\n.*idle gaps per replay +mean 3.500 us   p99 3.500 us   \\(5.00 gaps per replay\\)\n.*\n     0       5 7.500 1.500 [^\n]* 16.7%  void step…at\\*, int\\)\n.*graph 2: 2 nodes, 3 replays")
+  nodescope_cli_test(nodes top EXIT 0 ARGS ${data}/replays_8x200.json --top 2 --width 0 STDERR "^$"
+    STDOUT "graph 3: 8 nodes \\(top 2 shown\\), 200 replays.*\n +0 +200 36.36 181.8 [^\n]*  void cutlass::[^\n]*\n +4 +200 [^\n]*void flash_fwd_kernel[^\n]*\n$")
+  nodescope_cli_test(nodes csv EXIT 0 ARGS ${data}/clean.json --csv STDERR "^$" PARSE csv ROWS 8
+    STDOUT "^graph_id,node_id,name,cat,scope,replays,total_us,mean_us,p50_us,p95_us,p99_us,max_us,stddev_us,drift,share\r\n1,4294967296,\"void step0<float>\\(float\\*, int\\)\",kernel,,5,7.500,")
+  nodescope_cli_test(nodes csv_quoting EXIT 0 ARGS ${sample} --csv STDERR "^$" PARSE csv ROWS 2
+    STDOUT "\r\n5,21474836481,\"weird \"\"quoted\"\" \\\\path\n\",kernel,")
+  nodescope_cli_test(nodes csv_graph_top EXIT 0 ARGS ${data}/clean.json --csv --graph 2 --top 1
+    STDERR "^$" PARSE csv ROWS 1 STDOUT "\r\n2,8589934592,reduce_kernel,")
+  nodescope_cli_test(nodes json EXIT 0 ARGS ${data}/clean.json --json STDERR "^$" PARSE json
+    STDOUT "^{\"trace\":\"[^\"]*/clean.json\",\"graphs\":\\[{\"graph_id\":1,\"replays\":5,")
+  nodescope_cli_test(nodes json_sample EXIT 0 ARGS ${sample} --json STDERR "^$" PARSE json
+    STDOUT "\"name\":\"weird \\\\\"quoted\\\\\" \\\\\\\\path\\\\n\"")
+  nodescope_cli_test(nodes diff EXIT 0 ARGS ${data}/clean.json --diff ${data}/clean.json
+    STDERR "^$" STDOUT "\ngraph 1: the same nodes in A and B\n.*6 matched, 0 only in A, 0 only in B\n.*\ngraph 2: the same nodes")
+  nodescope_cli_test(nodes diff_other_ids EXIT 0 ARGS ${data}/clean.json --diff ${sample}
+    STDERR "^$" STDOUT "graph 1: only in A \\(6 nodes, 5 replays\\).*graph 5: only in B.* only B  void kernel<3>")
+  nodescope_cli_test(nodes diff_json EXIT 0 ARGS ${data}/clean.json --diff ${sample} --json
+    STDERR "^$" PARSE json STDOUT "\"match\":\"only_b\",\"graph_id_a\":null,\"graph_id_b\":5,")
+  nodescope_cli_test(nodes diff_csv EXIT 0 ARGS ${data}/clean.json --diff ${data}/clean.json --csv
+    STDERR "^$" PARSE csv ROWS 8 STDOUT "^graph_match,graph_id_a,node_id_a,graph_id_b,")
+  nodescope_cli_test(nodes no_keys EXIT 1 ARGS ${data}/torch.json STDOUT "^$"
+    STDERR "^nodescope nodes: no graph-launched work with graph keys in [^\n]*/torch.json \\(was it recorded by nodescope run\\?\\)\n$")
+  nodescope_cli_test(nodes unknown_graph EXIT 1 ARGS ${data}/clean.json --graph 9 STDOUT "^$"
+    STDERR "no graph 9 in [^\n]*/clean.json \\(graph ids: 1, 2\\)\n$")
+  nodescope_cli_test(nodes truncated EXIT 2 ARGS ${data}/truncated.json STDOUT "^$"
+    STDERR "^nodescope nodes: [^\n]*/truncated.json: byte [0-9]+ \\(end of file\\)")
+  nodescope_cli_test(nodes missing EXIT 2 ARGS ${data}/no-such-file.json STDOUT "^$"
+    STDERR "/no-such-file.json: No such file or directory\n$")
+  nodescope_cli_test(nodes diff_unreadable EXIT 2 ARGS ${data}/clean.json --diff ${data}/not_json.json
+    STDOUT "^$" STDERR "/not_json.json: byte 0: ")
+  nodescope_cli_test(nodes csv_and_json EXIT 2 ARGS ${data}/clean.json --csv --json STDOUT "^$"
+    STDERR "--csv excludes --json")
+  nodescope_cli_test(nodes negative_top EXIT 2 ARGS ${data}/clean.json --top -1 STDOUT "^$"
+    STDERR "--top: must not be negative")
+endif()
