@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "attribution/annotations.h"
+#include "export/trace_header.h"
 
 namespace nodescope {
 namespace {
@@ -67,7 +68,7 @@ class Writer {
 
   Status Write() {
     Scan();
-    WriteHeader();
+    WriteTraceHeader(t_, base_ns_, out_);
     out_.Raw("  \"traceEvents\": [\n  ");
     WriteMetadata();  // always writes at least one event, so every later one starts with ","
     t_.api.ForEach([this](const ApiCall& a) { WriteApiCall(a); });
@@ -105,98 +106,6 @@ class Writer {
     for (const DeviceProperties& d : t_.devices) device_ids_.push_back(d.id);
     std::sort(device_ids_.begin(), device_ids_.end());
     device_ids_.erase(std::unique(device_ids_.begin(), device_ids_.end()), device_ids_.end());
-  }
-
-  void WriteHeader() {
-    out_.Raw("{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [");
-    const char* sep = "\n    ";
-    for (const DeviceProperties& d : t_.devices) {
-      out_.Raw(sep);
-      sep = ",\n    ";
-      out_.Raw("{\"id\":");
-      out_.Uint(d.id);
-      out_.Raw(",\"name\":");
-      out_.String(d.name);
-      out_.Raw(",\"totalGlobalMem\":");
-      out_.Uint(d.total_global_mem);
-      const std::pair<std::string_view, int> ints[] = {
-          {",\"computeMajor\":", d.compute_major},
-          {",\"computeMinor\":", d.compute_minor},
-          {",\"maxThreadsPerBlock\":", d.max_threads_per_block},
-          {",\"maxThreadsPerMultiprocessor\":", d.max_threads_per_multiprocessor},
-          {",\"regsPerBlock\":", d.regs_per_block},
-          {",\"regsPerMultiprocessor\":", d.regs_per_multiprocessor},
-          {",\"warpSize\":", d.warp_size},
-          {",\"sharedMemPerBlock\":", d.shared_mem_per_block},
-          {",\"sharedMemPerMultiprocessor\":", d.shared_mem_per_multiprocessor},
-          {",\"numSms\":", d.num_sms},
-          {",\"sharedMemPerBlockOptin\":", d.shared_mem_per_block_optin},
-      };
-      for (const auto& [key, value] : ints) out_.Raw(key), out_.Int(value);
-      out_.Char('}');
-    }
-    out_.Raw(t_.devices.empty() ? "],\n" : "\n  ],\n");
-    for (const auto& [name, value] : t_.versions) {
-      out_.Raw("  ");
-      out_.String(name);
-      out_.Raw(": ");
-      out_.Int(value);
-      out_.Raw(",\n");
-    }
-    const DropCounters& d = t_.drops;
-    out_.Raw("  \"nodescope\": {\"version\":\"" NODESCOPE_VERSION_STRING
-             "\",\"dropped_records\":{\"vendor_dropped\":");
-    out_.Uint(d.vendor_dropped);
-    out_.Raw(",\"buffers_refused\":");
-    out_.Uint(d.buffers_refused);
-    out_.Raw(",\"store_full\":");
-    out_.Uint(d.store_full);
-    out_.Raw(",\"unknown_records\":");
-    out_.Uint(d.unknown_records);
-    out_.Raw(",\"total\":");
-    out_.Uint(d.Total());
-    out_.Char('}');
-    const RangeCounters& r = t_.range_counters;
-    out_.Raw(",\"ranges\":{\"recorded\":");
-    out_.Uint(t_.ranges.size());
-    out_.Raw(",\"unbalanced_pops\":");
-    out_.Uint(r.unbalanced_pops);
-    out_.Raw(",\"open_at_end\":");
-    out_.Uint(r.open_at_end);
-    out_.Raw(",\"ended_on_other_thread\":");
-    out_.Uint(r.ended_on_other_thread);
-    out_.Raw(",\"unknown_ends\":");
-    out_.Uint(r.unknown_ends);
-    out_.Raw(",\"dropped\":");
-    out_.Uint(r.dropped);
-    out_.Raw(",\"device_spans\":");
-    out_.Uint(t_.device_spans.size());
-    out_.Char('}');
-    for (const auto& [name, value] : t_.counters) {
-      out_.Char(',');
-      out_.String(name);
-      out_.Char(':');
-      out_.Int(value);
-    }
-    if (!t_.attribution.mode.empty()) {
-      out_.Raw(",\"attribution\":{\"mode\":");
-      out_.String(t_.attribution.mode);
-      out_.Raw(",\"fresh_graph_ids\":");
-      out_.Uint(t_.attribution.fresh_graph_ids);
-      out_.Raw(",\"withheld\":{");
-      bool first = true;
-      for (const auto& [reason, count] : t_.attribution.withheld) {
-        if (!first) out_.Char(',');
-        first = false;
-        out_.String(reason);
-        out_.Char(':');
-        out_.Uint(count);
-      }
-      out_.Raw("}}");
-    }
-    out_.Raw("},\n  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": ");
-    out_.Uint(base_ns_);
-    out_.Raw(",\n");
   }
 
   // {"name":"<what>","ph":"M","pid":P,"tid":T,"args":{"<key>":

@@ -1,0 +1,122 @@
+// The trace's header; its shape is pinned by the golden files in testdata/.
+#include "export/trace_header.h"
+
+#include <initializer_list>
+#include <string_view>
+#include <utility>
+
+namespace nodescope {
+namespace {
+
+// `"key":value` pairs after an opening `{"first":v` written by the caller.
+void UintFields(std::initializer_list<std::pair<std::string_view, uint64_t>> fields,
+                JsonOutput& out) {
+  for (const auto& [key, value] : fields) {
+    out.Raw(",\"");
+    out.Raw(key);
+    out.Raw("\":");
+    out.Uint(value);
+  }
+}
+
+void WriteDevices(const Trace& t, JsonOutput& out) {
+  out.Raw("{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [");
+  const char* sep = "\n    ";
+  for (const DeviceProperties& d : t.devices) {
+    out.Raw(sep);
+    sep = ",\n    ";
+    out.Raw("{\"id\":");
+    out.Uint(d.id);
+    out.Raw(",\"name\":");
+    out.String(d.name);
+    out.Raw(",\"totalGlobalMem\":");
+    out.Uint(d.total_global_mem);
+    const std::pair<std::string_view, int> ints[] = {
+        {"computeMajor", d.compute_major},
+        {"computeMinor", d.compute_minor},
+        {"maxThreadsPerBlock", d.max_threads_per_block},
+        {"maxThreadsPerMultiprocessor", d.max_threads_per_multiprocessor},
+        {"regsPerBlock", d.regs_per_block},
+        {"regsPerMultiprocessor", d.regs_per_multiprocessor},
+        {"warpSize", d.warp_size},
+        {"sharedMemPerBlock", d.shared_mem_per_block},
+        {"sharedMemPerMultiprocessor", d.shared_mem_per_multiprocessor},
+        {"numSms", d.num_sms},
+        {"sharedMemPerBlockOptin", d.shared_mem_per_block_optin},
+    };
+    for (const auto& [key, value] : ints) {
+      out.Raw(",\"");
+      out.Raw(key);
+      out.Raw("\":");
+      out.Int(value);
+    }
+    out.Char('}');
+  }
+  out.Raw(t.devices.empty() ? "],\n" : "\n  ],\n");
+}
+
+// "nodescope": what was lost, what the ranges and the attribution engine counted.
+void WriteNodescopeObject(const Trace& t, JsonOutput& out) {
+  const DropCounters& d = t.drops;
+  out.Raw("  \"nodescope\": {\"version\":\"" NODESCOPE_VERSION_STRING
+          "\",\"dropped_records\":{\"vendor_dropped\":");
+  out.Uint(d.vendor_dropped);
+  UintFields({{"buffers_refused", d.buffers_refused},
+              {"store_full", d.store_full},
+              {"unknown_records", d.unknown_records},
+              {"total", d.Total()}},
+             out);
+  const RangeCounters& r = t.range_counters;
+  out.Raw("},\"ranges\":{\"recorded\":");
+  out.Uint(t.ranges.size());
+  UintFields({{"unbalanced_pops", r.unbalanced_pops},
+              {"open_at_end", r.open_at_end},
+              {"ended_on_other_thread", r.ended_on_other_thread},
+              {"unknown_ends", r.unknown_ends},
+              {"dropped", r.dropped},
+              {"device_spans", t.device_spans.size()}},
+             out);
+  out.Char('}');
+  for (const auto& [name, value] : t.counters) {
+    out.Char(',');
+    out.String(name);
+    out.Char(':');
+    out.Int(value);
+  }
+  if (!t.attribution.mode.empty()) {
+    out.Raw(",\"attribution\":{\"mode\":");
+    out.String(t.attribution.mode);
+    out.Raw(",\"fresh_graph_ids\":");
+    out.Uint(t.attribution.fresh_graph_ids);
+    out.Raw(",\"withheld\":{");
+    const char* sep = "";
+    for (const auto& [reason, count] : t.attribution.withheld) {
+      out.Raw(sep);
+      sep = ",";
+      out.String(reason);
+      out.Char(':');
+      out.Uint(count);
+    }
+    out.Raw("}}");
+  }
+  out.Raw("},\n");
+}
+
+}  // namespace
+
+void WriteTraceHeader(const Trace& t, uint64_t base_ns, JsonOutput& out) {
+  WriteDevices(t, out);
+  for (const auto& [name, value] : t.versions) {
+    out.Raw("  ");
+    out.String(name);
+    out.Raw(": ");
+    out.Int(value);
+    out.Raw(",\n");
+  }
+  WriteNodescopeObject(t, out);
+  out.Raw("  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": ");
+  out.Uint(base_ns);
+  out.Raw(",\n");
+}
+
+}  // namespace nodescope
