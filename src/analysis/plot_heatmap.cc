@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "analysis/plot_panel.h"
+#include "analysis/kernel_name.h"
 #include "analysis/svg_text.h"
 
 namespace nodescope::analysis::plot {

@@ -1,4 +1,4 @@
-// Text for the SVG and HTML plots: XML escaping, deterministic numbers, shortened kernel names.
+// Text for the SVG and HTML plots: XML escaping, deterministic numbers.
 #pragma once
 
 #include <cstddef>
@@ -21,10 +21,5 @@ std::string Significant(double v, int digits);
 
 // Code points in UTF-8 `text` (bytes that are not continuation bytes).
 size_t CodePoints(std::string_view text);
-
-// A kernel name for a legend or a row label: without a leading "void " and the parameter list,
-// then, while longer than `max_chars` code points, without template arguments ("<…>"), without
-// enclosing namespaces, and finally cut in the middle ("ab…yz").
-std::string ShortKernelName(std::string_view name, size_t max_chars);
 
 }  // namespace nodescope::analysis

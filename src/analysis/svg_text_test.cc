@@ -33,35 +33,5 @@ TEST(Numbers, FixedAndSignificant) {
   EXPECT_EQ(Significant(123456, 3), "123456");
 }
 
-TEST(ShortKernelName, DropsReturnTypeAndParametersFirst) {
-  EXPECT_EQ(ShortKernelName("void step0<float>(float*, int)", 60), "step0<float>");
-  EXPECT_EQ(ShortKernelName("ampere_sgemm_128x64_tn", 60), "ampere_sgemm_128x64_tn");
-  EXPECT_EQ(ShortKernelName("Memcpy DtoD (Device -> Device)", 60),
-            "Memcpy DtoD (Device -> Device)");
-  EXPECT_EQ(ShortKernelName("  weird \"quoted\" \\path\n", 60), "weird \"quoted\" \\path");
-  EXPECT_EQ(ShortKernelName("void ns::(anonymous namespace)::k<int>(int)", 60),
-            "ns::(anonymous namespace)::k<int>");
-}
-
-TEST(ShortKernelName, ThenTemplatesThenNamespacesThenTheMiddle) {
-  const char* gelu =
-      "void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl("
-      "at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::"
-      "{lambda(float)#1}, at::detail::Array<char*, 2> >(int, at::detail::Array<char*, 2>)";
-  EXPECT_EQ(ShortKernelName(gelu, 50), "at::native::vectorized_elementwise_kernel<…>");
-  EXPECT_EQ(ShortKernelName(gelu, 40), "vectorized_elementwise_kernel<…>");
-  // A lone identifier as template argument is the kernel's real name: it stays.
-  const char* cutlass =
-      "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>("
-      "cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4::Params)";
-  EXPECT_EQ(ShortKernelName(cutlass, 80),
-            "cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>");
-  std::string cut = ShortKernelName(cutlass, 30);
-  EXPECT_EQ(CodePoints(cut), 30u);
-  EXPECT_EQ(cut, "Kernel<cutlass_80_t…nn_align4>");
-  EXPECT_EQ(ShortKernelName("abcdefgh", 2), "ab");
-  EXPECT_EQ(ShortKernelName("ééééééééé", 5), "éé…éé");
-}
-
 }  // namespace
 }  // namespace nodescope::analysis

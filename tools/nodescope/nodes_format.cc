@@ -103,6 +103,18 @@ std::string ShortenMiddle(std::string_view s, size_t width) {
   return out;
 }
 
+std::string ShortenPath(std::string_view s, size_t width) {
+  if (width == 0 || DisplayWidth(s) <= width) return std::string(s);
+  const std::string ellipsis(kEllipsis);
+  // At least the last two parts stay: "…/mlp" would not say which layer.
+  const size_t last_slash = s.rfind('/');
+  for (size_t slash = s.find('/'); slash < last_slash; slash = s.find('/', slash + 1)) {
+    std::string rest = ellipsis + std::string(s.substr(slash));  // "…/layer.2/mlp"
+    if (DisplayWidth(rest) <= width) return rest;
+  }
+  return ShortenMiddle(s, width);
+}
+
 std::string CsvField(std::string_view s) {
   if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
   std::string out = "\"";
@@ -138,7 +150,9 @@ TimeUnit UnitFor(double max_us) {
 }
 
 TextTable::TextTable(std::vector<std::string> headers, size_t left_aligned_from)
-    : headers_(std::move(headers)), left_aligned_from_(left_aligned_from) {}
+    : headers_(std::move(headers)),
+      left_aligned_from_(left_aligned_from),
+      shorteners_(headers_.size(), ShortenMiddle) {}
 
 void TextTable::Row(std::vector<std::string> cells) {
   cells.resize(headers_.size());
@@ -165,7 +179,13 @@ std::string TextTable::Render(size_t indent, size_t width) const {
     // Left-aligned columns before the last (a scope) get at most a third of what is left.
     const size_t left = used < width ? width - used : 0;
     for (size_t c = left_aligned_from_; c < last; ++c) {
-      widths[c] = std::min(widths[c], std::max(kMinLastColumn / 2, left / 3));
+      const size_t cap = std::min(widths[c], std::max(kMinLastColumn / 2, left / 3));
+      if (cap < widths[c]) {  // as wide as its cells once shortened, which may be narrower
+        widths[c] = DisplayWidth(headers_[c]);
+        for (const auto& row : rows_) {
+          widths[c] = std::max(widths[c], DisplayWidth(shorteners_[c](row[c], cap)));
+        }
+      }
       used += widths[c] + Separator(c + 1).size();
     }
     last_width = used + kMinLastColumn < width ? width - used : kMinLastColumn;
@@ -174,14 +194,14 @@ std::string TextTable::Render(size_t indent, size_t width) const {
   auto line = [&](const std::vector<std::string>& cells) {
     std::string text(indent, ' ');
     for (size_t c = 0; c < last; ++c) {
-      const std::string cell = ShortenMiddle(cells[c], widths[c]);
+      const std::string cell = shorteners_[c](cells[c], widths[c]);
       const size_t pad = widths[c] - DisplayWidth(cell);
       if (c < left_aligned_from_) text.append(pad, ' ');
       text += cell;
       if (c >= left_aligned_from_) text.append(pad, ' ');
       text += Separator(c + 1);
     }
-    text += ShortenMiddle(cells[last], last_width);
+    text += shorteners_[last](cells[last], last_width);
     while (!text.empty() && text.back() == ' ') text.pop_back();
     out += text;
     out += '\n';

@@ -19,6 +19,10 @@ size_t DisplayWidth(std::string_view s);
 // the tail (kernel names differ at both ends). width 0: unchanged.
 std::string ShortenMiddle(std::string_view s, size_t width);
 
+// A scope path ("model/layer.2/mlp") cut to `width` code points by dropping its outer parts
+// first ("…/layer.2/mlp", keeping at least two parts), then in the middle. width 0: unchanged.
+std::string ShortenPath(std::string_view s, size_t width);
+
 // One RFC 4180 field: quoted (with doubled quotes) when it holds a comma, quote, CR or LF.
 std::string CsvField(std::string_view s);
 
@@ -37,10 +41,13 @@ TimeUnit UnitFor(double max_us);
 
 // A plain text table: right-aligned columns, then left-aligned ones. To fit a width, the last
 // column takes the rest of the line and other left-aligned ones at most a third of what the
-// right-aligned ones leave; cells are shortened in the middle.
+// right-aligned ones leave; cells are shortened in the middle, or as SetShortener() says (a kernel
+// name column: analysis::FitKernelName).
 class TextTable {
  public:
+  using Shortener = std::string (*)(std::string_view, size_t);
   TextTable(std::vector<std::string> headers, size_t left_aligned_from);
+  void SetShortener(size_t column, Shortener shorten) { shorteners_.at(column) = shorten; }
   void Row(std::vector<std::string> cells);
   // Lines of at most `width` columns where possible (0: no limit), each starting with `indent`
   // spaces. The last column is never cut below kMinLastColumn code points.
@@ -54,6 +61,7 @@ class TextTable {
 
   std::vector<std::string> headers_;
   size_t left_aligned_from_;  // columns from this index on are left-aligned
+  std::vector<Shortener> shorteners_;  // by column
   std::vector<std::vector<std::string>> rows_;
 };
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string_view>
 
+#include "analysis/kernel_name.h"
 #include "export/json_output.h"
 #include "nodes_format.h"
 
@@ -103,6 +104,8 @@ std::string NodeTable(const GraphStats& g, size_t width) {
   if (any_scope) headers.push_back("scope");
   headers.push_back("name");
   TextTable table(std::move(headers), first_left);
+  if (any_scope) table.SetShortener(first_left, ShortenPath);
+  table.SetShortener(first_left + (any_scope ? 1 : 0), analysis::FitKernelName);
   table.Row(std::move(units));
   for (const NodeStats& n : g.nodes) {
     std::vector<std::string> row = {

@@ -36,6 +36,18 @@ TEST(NodesFormat, ShortenMiddleKeepsHeadAndTail) {
   EXPECT_EQ(DisplayWidth(ShortenMiddle(alphas, 3)), 3u);
 }
 
+TEST(NodesFormat, ShortenPathDropsOuterPartsFirst) {
+  const std::string p = "model/layer.2/mlp";  // 17 columns
+  EXPECT_EQ(ShortenPath(p, 0), p);
+  EXPECT_EQ(ShortenPath(p, 17), p);
+  EXPECT_EQ(ShortenPath(p, 16), "\xe2\x80\xa6/layer.2/mlp");
+  EXPECT_EQ(ShortenPath(p, 13), "\xe2\x80\xa6/layer.2/mlp");
+  EXPECT_EQ(ShortenPath(p, 12), ShortenMiddle(p, 12));  // "…/mlp" would not say which layer
+  EXPECT_EQ(ShortenPath("a/b/c/d", 5), "\xe2\x80\xa6/c/d");
+  EXPECT_EQ(ShortenPath("a/", 1), ShortenMiddle("a/", 1));
+  EXPECT_EQ(ShortenPath("no_slashes_here", 5), ShortenMiddle("no_slashes_here", 5));
+}
+
 TEST(NodesFormat, CsvFieldQuotesPerRfc4180) {
   EXPECT_EQ(CsvField("plain"), "plain");
   EXPECT_EQ(CsvField(""), "");
