@@ -76,8 +76,7 @@ class Writer {
     BuildCorrelationIndex();
     t_.gpu.ForEach([this](const GpuActivity& a) { WriteGpu(a); });
     for (const DeviceSpan& s : t_.device_spans) WriteDeviceSpan(s);
-    out_.Raw("\n  ],\n  \"traceName\": ");
-    out_.String(t_.trace_name);
+    out_.StringField("\n  ],\n  \"traceName\": ", t_.trace_name);
     out_.Raw("\n}\n");
     return out_.Flush();
   }
@@ -112,10 +111,8 @@ class Writer {
   void MetadataHead(std::string_view what, uint64_t pid, uint64_t tid, std::string_view key) {
     out_.Raw("{\"name\":\"");
     out_.Raw(what);
-    out_.Raw("\",\"ph\":\"M\",\"pid\":");
-    out_.Uint(pid);
-    out_.Raw(",\"tid\":");
-    out_.Uint(tid);
+    out_.Field("\",\"ph\":\"M\",\"pid\":", pid);
+    out_.Field(",\"tid\":", tid);
     out_.Raw(",\"args\":{\"");
     out_.Raw(key);
     out_.Raw("\":");
@@ -128,8 +125,7 @@ class Writer {
     for (uint32_t id : device_ids_) {
       out_.Raw(",\n  ");
       MetadataHead("process_name", id, 0, "name");
-      out_.Raw("\"GPU ");
-      out_.Uint(id);
+      out_.Field("\"GPU ", id);
       out_.Raw("\"}}");
       const DeviceProperties* dev = FindDevice(id);
       if (dev != nullptr && !dev->name.empty()) {
@@ -146,8 +142,7 @@ class Writer {
     for (uint64_t key : streams_) {
       out_.Raw(",\n  ");
       MetadataHead("thread_name", key >> 32, key & 0xFFFFFFFFu, "name");
-      out_.Raw("\"stream ");
-      out_.Uint(key & 0xFFFFFFFFu);
+      out_.Field("\"stream ", key & 0xFFFFFFFFu);
       out_.Raw("\"}}");
     }
     for (const auto& [tid, name] : t_.thread_names) {
@@ -200,15 +195,11 @@ class Writer {
 
   void WriteApiCall(const ApiCall& a) {
     out_.Raw(ApiPrefix(a));
-    out_.Raw(",\"pid\":");
-    out_.Uint(a.pid);
-    out_.Raw(",\"tid\":");
-    out_.Uint(a.tid);
+    out_.Field(",\"pid\":", a.pid);
+    out_.Field(",\"tid\":", a.tid);
     Time(a.start_ns, a.end_ns);
-    out_.Raw(",\"args\":{\"cbid\":");
-    out_.Uint(a.cbid);
-    out_.Raw(",\"correlation\":");
-    out_.Uint(a.correlation_id);
+    out_.Field(",\"args\":{\"cbid\":", a.cbid);
+    out_.Field(",\"correlation\":", a.correlation_id);
     out_.Raw("}}");
   }
 
@@ -218,23 +209,17 @@ class Writer {
 
   // A user range on the thread that opened it, linked to its device spans by "External id".
   void WriteRange(const UserRange& r) {
-    out_.Raw(",\n  {\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":");
-    out_.String(StringOf(r.name));
-    out_.Raw(",\"pid\":");
-    out_.Uint(r.pid);
-    out_.Raw(",\"tid\":");
-    out_.Uint(r.tid);
+    out_.StringField(",\n  {\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":", StringOf(r.name));
+    out_.Field(",\"pid\":", r.pid);
+    out_.Field(",\"tid\":", r.tid);
     Time(r.start_ns, r.end_ns);
-    out_.Raw(",\"args\":{\"External id\":");
-    out_.Uint(r.id);
+    out_.Field(",\"args\":{\"External id\":", r.id);
     if ((r.flags & kRangeOpenAtEnd) != 0) out_.Raw(",\"open at end\":true");
     if ((r.flags & kRangeCrossThread) != 0) {
-      out_.Raw(",\"end tid\":");
-      out_.Uint(r.end_tid);
+      out_.Field(",\"end tid\":", r.end_tid);
     }
     if (r.domain != kNoString) {
-      out_.Raw(",\"domain\":");
-      out_.String(StringOf(r.domain));
+      out_.StringField(",\"domain\":", StringOf(r.domain));
     }
     out_.Raw("}}");
   }
@@ -242,18 +227,13 @@ class Writer {
   // The exact extent of the range's work on one stream (kineto widens it by 1 ns each side for
   // Chrome's nesting; we do not, so the span can be checked against its kernels).
   void WriteDeviceSpan(const DeviceSpan& s) {
-    out_.Raw(",\n  {\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":");
-    out_.String(StringOf(s.name));
-    out_.Raw(",\"pid\":");
-    out_.Uint(s.device);
-    out_.Raw(",\"tid\":");
-    out_.Uint(s.stream);
+    out_.StringField(",\n  {\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":", StringOf(s.name));
+    out_.Field(",\"pid\":", s.device);
+    out_.Field(",\"tid\":", s.stream);
     Time(s.start_ns, s.end_ns);
-    out_.Raw(",\"args\":{\"External id\":");
-    out_.Uint(s.range_id);
+    out_.Field(",\"args\":{\"External id\":", s.range_id);
     if (s.replay_correlation != 0) {
-      out_.Raw(",\"replay correlation\":");
-      out_.Uint(s.replay_correlation);
+      out_.Field(",\"replay correlation\":", s.replay_correlation);
     }
     out_.Raw("}}");
   }
@@ -321,42 +301,33 @@ class Writer {
       case ActivityKind::kCount:
         return;
     }
-    out_.Raw(",\"pid\":");
-    out_.Uint(a.device);
-    out_.Raw(",\"tid\":");
-    out_.Uint(a.stream);
+    out_.Field(",\"pid\":", a.device);
+    out_.Field(",\"tid\":", a.stream);
     Time(a.start_ns, a.end_ns);
     out_.Raw(a.kind == ActivityKind::kKernel ? ",\"args\":{\"queued\":0,\"device\":"
                                              : ",\"args\":{\"device\":");
     out_.Uint(a.device);
-    out_.Raw(",\"context\":");
-    out_.Uint(a.context);
-    out_.Raw(",\"stream\":");
-    out_.Uint(a.stream);
-    out_.Raw(",\"correlation\":");
-    out_.Uint(a.correlation_id);
+    out_.Field(",\"context\":", a.context);
+    out_.Field(",\"stream\":", a.stream);
+    out_.Field(",\"correlation\":", a.correlation_id);
     if (a.kind == ActivityKind::kKernel) {
       WriteKernelArgs(a);
     } else {
       uint64_t bytes = a.kind == ActivityKind::kMemcpy ? a.copy.bytes : a.fill.bytes;
-      out_.Raw(",\"bytes\":");
-      out_.Uint(bytes);
+      out_.Field(",\"bytes\":", bytes);
       out_.Raw(",\"memory bandwidth (GB/s)\":");  // bytes per ns is GB/s
       out_.Ratio(bytes, a.end_ns > a.start_ns ? a.end_ns - a.start_ns : 0);
     }
     if (a.graph_id != 0) {
-      out_.Raw(",\"graph id\":");
-      out_.Uint(a.graph_id);
-      out_.Raw(",\"graph node id\":");
-      out_.Uint(a.graph_node_id);
+      out_.Field(",\"graph id\":", a.graph_id);
+      out_.Field(",\"graph node id\":", a.graph_node_id);
     }
     if (a.capture_range_id != 0) out_.Raw(ScopeArg(a.capture_range_id));
     if (a.correlation_id != 0 && links_.has_runtime_links()) {
       // kineto links device work to its CPU op this way; here the op is the innermost range.
       const uint32_t r = links_.RuntimeRangeOf(a.correlation_id);
       if (r < RangeLinks::kUnresolved) {
-        out_.Raw(",\"External id\":");
-        out_.Uint(links_.range(r).id);
+        out_.Field(",\"External id\":", links_.range(r).id);
       }
     }
     out_.Raw("}}");
@@ -365,10 +336,8 @@ class Writer {
 
   void WriteKernelArgs(const GpuActivity& a) {
     const KernelDetails& k = a.kernel;
-    out_.Raw(",\"registers per thread\":");
-    out_.Uint(k.registers_per_thread);
-    out_.Raw(",\"shared memory\":");
-    out_.Uint(uint64_t{k.static_shared_bytes} + k.dynamic_shared_bytes);
+    out_.Field(",\"registers per thread\":", k.registers_per_thread);
+    out_.Field(",\"shared memory\":", uint64_t{k.static_shared_bytes} + k.dynamic_shared_bytes);
     if (uint64_t sms = SmsOf(a.device); sms != 0) {
       uint64_t blocks = Product3(k.grid);
       uint64_t warps_per_block = (Product3(k.block) + 31) / 32;
@@ -400,21 +369,15 @@ class Writer {
     if (it == api_by_correlation_.end()) return;
     const ApiCall& api = *it->second;
     const uint64_t id = ++flow_id_;
-    out_.Raw(",\n  {\"ph\":\"s\",\"id\":");
-    out_.Uint(id);
-    out_.Raw(",\"pid\":");
-    out_.Uint(api.pid);
-    out_.Raw(",\"tid\":");
-    out_.Uint(api.tid);
+    out_.Field(",\n  {\"ph\":\"s\",\"id\":", id);
+    out_.Field(",\"pid\":", api.pid);
+    out_.Field(",\"tid\":", api.tid);
     out_.Raw(",\"ts\":");
     out_.MicrosFromNs(static_cast<int64_t>(api.start_ns - base_ns_));
     out_.Raw(",\"cat\":\"ac2g\",\"name\":\"ac2g\"}");
-    out_.Raw(",\n  {\"ph\":\"f\",\"id\":");
-    out_.Uint(id);
-    out_.Raw(",\"pid\":");
-    out_.Uint(a.device);
-    out_.Raw(",\"tid\":");
-    out_.Uint(a.stream);
+    out_.Field(",\n  {\"ph\":\"f\",\"id\":", id);
+    out_.Field(",\"pid\":", a.device);
+    out_.Field(",\"tid\":", a.stream);
     out_.Raw(",\"ts\":");
     out_.MicrosFromNs(static_cast<int64_t>(a.start_ns - base_ns_));
     out_.Raw(",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\"}");

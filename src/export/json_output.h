@@ -36,6 +36,15 @@ class JsonOutput {
   }
   void Uint(uint64_t v);
   void Int(int64_t v);
+  // `raw` copied as it is (punctuation, a key that needs no escaping: ",\"pid\":"), then a value.
+  void Field(std::string_view raw, uint64_t v) {
+    Raw(raw);
+    Uint(v);
+  }
+  void StringField(std::string_view raw, std::string_view v) {
+    Raw(raw);
+    String(v);
+  }
   // Nanoseconds written as microseconds with exactly three decimals: 123456 -> "123.456".
   // Negative values are written as "0.000".
   void MicrosFromNs(int64_t ns);

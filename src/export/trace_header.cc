@@ -14,8 +14,7 @@ void UintFields(std::initializer_list<std::pair<std::string_view, uint64_t>> fie
   for (const auto& [key, value] : fields) {
     out.Raw(",\"");
     out.Raw(key);
-    out.Raw("\":");
-    out.Uint(value);
+    out.Field("\":", value);
   }
 }
 
@@ -25,12 +24,9 @@ void WriteDevices(const Trace& t, JsonOutput& out) {
   for (const DeviceProperties& d : t.devices) {
     out.Raw(sep);
     sep = ",\n    ";
-    out.Raw("{\"id\":");
-    out.Uint(d.id);
-    out.Raw(",\"name\":");
-    out.String(d.name);
-    out.Raw(",\"totalGlobalMem\":");
-    out.Uint(d.total_global_mem);
+    out.Field("{\"id\":", d.id);
+    out.StringField(",\"name\":", d.name);
+    out.Field(",\"totalGlobalMem\":", d.total_global_mem);
     const std::pair<std::string_view, int> ints[] = {
         {"computeMajor", d.compute_major},
         {"computeMinor", d.compute_minor},
@@ -67,8 +63,7 @@ void WriteNodescopeObject(const Trace& t, JsonOutput& out) {
               {"total", d.Total()}},
              out);
   const RangeCounters& r = t.range_counters;
-  out.Raw("},\"ranges\":{\"recorded\":");
-  out.Uint(t.ranges.size());
+  out.Field("},\"ranges\":{\"recorded\":", t.ranges.size());
   UintFields({{"unbalanced_pops", r.unbalanced_pops},
               {"open_at_end", r.open_at_end},
               {"ended_on_other_thread", r.ended_on_other_thread},
@@ -84,10 +79,8 @@ void WriteNodescopeObject(const Trace& t, JsonOutput& out) {
     out.Int(value);
   }
   if (!t.attribution.mode.empty()) {
-    out.Raw(",\"attribution\":{\"mode\":");
-    out.String(t.attribution.mode);
-    out.Raw(",\"fresh_graph_ids\":");
-    out.Uint(t.attribution.fresh_graph_ids);
+    out.StringField(",\"attribution\":{\"mode\":", t.attribution.mode);
+    out.Field(",\"fresh_graph_ids\":", t.attribution.fresh_graph_ids);
     out.Raw(",\"withheld\":{");
     const char* sep = "";
     for (const auto& [reason, count] : t.attribution.withheld) {
@@ -107,15 +100,13 @@ void WriteNodescopeObject(const Trace& t, JsonOutput& out) {
 void WriteTraceHeader(const Trace& t, uint64_t base_ns, JsonOutput& out) {
   WriteDevices(t, out);
   for (const auto& [name, value] : t.versions) {
-    out.Raw("  ");
-    out.String(name);
+    out.StringField("  ", name);
     out.Raw(": ");
     out.Int(value);
     out.Raw(",\n");
   }
   WriteNodescopeObject(t, out);
-  out.Raw("  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": ");
-  out.Uint(base_ns);
+  out.Field("  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": ", base_ns);
   out.Raw(",\n");
 }
 

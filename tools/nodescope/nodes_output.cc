@@ -151,17 +151,14 @@ std::string NodesCsv(const std::vector<GraphStats>& graphs) {
 
 std::string NodesJson(const std::string& path, const std::vector<GraphStats>& graphs) {
   StringJsonOutput o;
-  o.Raw("{\"trace\":");
-  o.String(path);
+  o.StringField("{\"trace\":", path);
   o.Raw(",\"graphs\":[");
   for (size_t i = 0; i < graphs.size(); ++i) {
     const GraphStats& g = graphs[i];
     o.Raw(i ? ",{\"graph_id\":" : "{\"graph_id\":");
     o.Uint(g.graph_id);
-    o.Raw(",\"replays\":");
-    o.Uint(g.replays);
-    o.Raw(",\"node_count\":");
-    o.Uint(g.node_count);
+    o.Field(",\"replays\":", g.replays);
+    o.Field(",\"node_count\":", g.node_count);
     o.Raw(",\"gpu_total_us\":" + JsonUs(g.gpu_total_us));
     o.Raw(",\"gpu_per_replay_us\":{\"p50\":" + JsonUs(g.gpu_p50_us) +
           ",\"p99\":" + JsonUs(g.gpu_p99_us) + "}");
@@ -177,14 +174,10 @@ std::string NodesJson(const std::string& path, const std::vector<GraphStats>& gr
       const NodeStats& n = g.nodes[k];
       o.Raw(k ? ",{\"node_id\":" : "{\"node_id\":");
       o.Uint(n.node_id);
-      o.Raw(",\"name\":");
-      o.String(n.name);
-      o.Raw(",\"cat\":");
-      o.String(n.cat);
-      o.Raw(",\"scope\":");
-      o.String(n.scope);
-      o.Raw(",\"replays\":");
-      o.Uint(n.replays);
+      o.StringField(",\"name\":", n.name);
+      o.StringField(",\"cat\":", n.cat);
+      o.StringField(",\"scope\":", n.scope);
+      o.Field(",\"replays\":", n.replays);
       o.Raw(",\"total_us\":" + JsonUs(n.total_us) + ",\"mean_us\":" + JsonUs(n.mean_us) +
             ",\"p50_us\":" + JsonUs(n.p50_us) + ",\"p95_us\":" + JsonUs(n.p95_us) +
             ",\"p99_us\":" + JsonUs(n.p99_us) + ",\"max_us\":" + JsonUs(n.max_us) +
@@ -320,10 +313,8 @@ std::string DiffCsv(const std::vector<GraphDiff>& graphs) {
 std::string DiffJson(const std::string& path_a, const std::string& path_b,
                      const std::vector<GraphDiff>& graphs) {
   StringJsonOutput o;
-  o.Raw("{\"trace_a\":");
-  o.String(path_a);
-  o.Raw(",\"trace_b\":");
-  o.String(path_b);
+  o.StringField("{\"trace_a\":", path_a);
+  o.StringField(",\"trace_b\":", path_b);
   o.Raw(",\"graphs\":[");
   for (size_t i = 0; i < graphs.size(); ++i) {
     const GraphDiff& d = graphs[i];
