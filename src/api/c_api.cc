@@ -12,9 +12,9 @@
 struct nodescope_session {
   std::unique_ptr<nodescope::Tracer> tracer;
   bool stopped = false;
+  // Range counters when the session started: a session reports only what happened during it.
+  nodescope::RangeRecorder::CounterValues range_baseline;
 };
-
-
 
 namespace {
 
@@ -54,6 +54,7 @@ nodescope_session* nodescope_start(void) {
   }
   auto* session = new nodescope_session;
   session->tracer = std::move(tracer).value();
+  session->range_baseline = RangeRecorder::Get().counter_values();
   RangeRecorder::Get().Arm();
   RangeRecorder::Get().SyncThisThread();
   return session;
@@ -66,7 +67,7 @@ int nodescope_stop(nodescope_session* session) {
   nodescope::Status s = session->tracer->Stop();
   if (!nodescope::ProcessSessionActive()) nodescope::RangeRecorder::Get().Disarm();
   nodescope::Trace& trace = session->tracer->trace();
-  nodescope::FinishTrace(trace, trace.start_ns);
+  nodescope::FinishTrace(trace, trace.start_ns, session->range_baseline);
   return s.ok() ? 0 : Fail(s);
 }
 

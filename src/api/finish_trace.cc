@@ -6,8 +6,8 @@
 
 namespace nodescope {
 
-void FinishTrace(Trace& trace, uint64_t since_ns) {
-  RangeRecorder::Get().Collect(trace, since_ns, trace.end_ns);
+void FinishTrace(Trace& trace, uint64_t since_ns, const RangeRecorder::CounterValues& baseline) {
+  RangeRecorder::Get().Collect(trace, since_ns, trace.end_ns, baseline);
   BuildDeviceSpans(trace);
 }
 

@@ -268,7 +268,8 @@ uint32_t RangeRecorder::RegisterDomain(std::string_view name) {
   return static_cast<uint32_t>(g_domains.size() - 1);
 }
 
-void RangeRecorder::Collect(Trace& trace, uint64_t since_ns, uint64_t until_ns) {
+void RangeRecorder::Collect(Trace& trace, uint64_t since_ns, uint64_t until_ns,
+                            const CounterValues& baseline) {
   std::vector<StringId> domain_ids;
   {
     std::lock_guard<std::mutex> lock(g_domains_mu);
@@ -310,9 +311,15 @@ void RangeRecorder::Collect(Trace& trace, uint64_t since_ns, uint64_t until_ns) 
       trace.ranges.push_back(r);
     }
   }
-  trace.range_counters.unbalanced_pops += counters_.unbalanced_pops.load();
-  trace.range_counters.unknown_ends += counters_.unknown_ends.load();
-  trace.range_counters.dropped += counters_.dropped.load();
+  const CounterValues now = counter_values();
+  trace.range_counters.unbalanced_pops += now.unbalanced_pops - baseline.unbalanced_pops;
+  trace.range_counters.unknown_ends += now.unknown_ends - baseline.unknown_ends;
+  trace.range_counters.dropped += now.dropped - baseline.dropped;
+}
+
+RangeRecorder::CounterValues RangeRecorder::counter_values() const {
+  return {counters_.unbalanced_pops.load(), counters_.unknown_ends.load(),
+          counters_.dropped.load()};
 }
 
 }  // namespace nodescope

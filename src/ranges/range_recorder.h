@@ -12,6 +12,14 @@
 
 namespace nodescope {
 
+// RangeRecorder's counters at one time (outside the class: a default argument below needs it
+// complete).
+struct RangeCounterValues {
+  uint64_t unbalanced_pops = 0;
+  uint64_t unknown_ends = 0;
+  uint64_t dropped = 0;
+};
+
 class RangeRecorder {
  public:
   // What a backend does on push/pop (CUPTI: push the range id as an external correlation id so
@@ -49,16 +57,21 @@ class RangeRecorder {
   // NVTX domains: registered once by name, referred to by a small id (0 = default domain).
   uint32_t RegisterDomain(std::string_view name);
 
+  // The counters kept across sessions (they count since the process started).
+  using CounterValues = RangeCounterValues;
+  CounterValues counter_values() const;
+
   // Copies every range that overlaps [since_ns, until_ns] into `trace` (names interned), closing
-  // ranges still open at until_ns, and adds the counters. Safe while other threads record.
-  void Collect(Trace& trace, uint64_t since_ns, uint64_t until_ns);
+  // ranges still open at until_ns, and adds the counters counted since `baseline` (taken with
+  // counter_values() when the session started). Safe while other threads record.
+  void Collect(Trace& trace, uint64_t since_ns, uint64_t until_ns,
+               const CounterValues& baseline = {});
 
   struct Counters {
     std::atomic<uint64_t> unbalanced_pops{0};
     std::atomic<uint64_t> unknown_ends{0};
     std::atomic<uint64_t> dropped{0};
   };
-  const Counters& counters() const { return counters_; }
 
   class ThreadLog;
 

@@ -64,6 +64,25 @@ TEST_F(RangeRecorderTest, UnbalancedPopIsCountedNotFatal) {
   EXPECT_EQ(t.range_counters.unbalanced_pops - before.range_counters.unbalanced_pops, 2u);
 }
 
+// Counters live as long as the process; a session reports those counted since it started.
+TEST_F(RangeRecorderTest, CountersCountFromTheSessionsBaseline) {
+  rec_.Pop();  // before the session: an earlier session's
+  rec_.End(0xabcdef00000002);
+  const RangeRecorder::CounterValues baseline = rec_.counter_values();
+  rec_.Pop();
+  rec_.Pop();
+  rec_.End(0xabcdef00000003);
+  Trace t;
+  rec_.Collect(t, since_, NowNs(), baseline);
+  EXPECT_EQ(t.range_counters.unbalanced_pops, 2u);
+  EXPECT_EQ(t.range_counters.unknown_ends, 1u);
+  EXPECT_EQ(t.range_counters.dropped, 0u);
+  Trace whole;  // without a baseline: everything since the process started
+  rec_.Collect(whole, since_, NowNs());
+  EXPECT_GE(whole.range_counters.unbalanced_pops, 3u);
+  EXPECT_GE(whole.range_counters.unknown_ends, 2u);
+}
+
 TEST_F(RangeRecorderTest, DisarmedPushesKeepDepthButAreNotRecorded) {
   rec_.Disarm();
   rec_.Push("hidden");
