@@ -2,7 +2,7 @@
 # Installs nodescope's build dependencies from Debian's packages (idempotent; root or sudo).
 set -euo pipefail
 # clang and libclang-rt-14-dev (libclang_rt.fuzzer, the sanitizer runtimes): scripts/fuzz.sh.
-packages=(cmake g++ make python3 libgtest-dev libbenchmark-dev libcli11-dev libsimdjson-dev
+packages=(cmake g++ make python3 libgtest-dev libbenchmark-dev libcli11-dev libsimdjson-dev zlib1g-dev
   clang libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do

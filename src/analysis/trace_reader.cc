@@ -25,6 +25,7 @@
 #include <memory>
 #include <utility>
 
+#include "analysis/gzip_source.h"
 #include "analysis/json_text.h"
 #include "analysis/trace_window.h"
 #include "analysis/window_reader.h"
@@ -149,19 +150,27 @@ StatusOr<TraceMetadata> ReadWindows(std::string_view name, ByteSource& source,
   }
 }
 
+// Byte offsets in a compressed trace's messages count its inflated bytes: the name says so.
+std::string InflatedName(std::string_view name) { return std::string(name) + " (inflated)"; }
+
 }  // namespace
 
 StatusOr<TraceMetadata> ReadTraceFile(const std::string& path, const TraceEventVisitor& visit,
                                       const TraceReadOptions& options) {
-  ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> source, ByteSource::OpenFile(path));
-  return ReadWindows(path, *source, visit, options);
+  ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> file, ByteSource::OpenFile(path));
+  bool inflated = false;
+  ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> source,
+                   DecompressIfGzipped(std::move(file), path, &inflated));
+  return ReadWindows(inflated ? InflatedName(path) : path, *source, visit, options);
 }
 
 StatusOr<TraceMetadata> ReadTraceText(std::string_view name, std::string_view json,
                                       const TraceEventVisitor& visit,
                                       const TraceReadOptions& options) {
-  std::unique_ptr<ByteSource> source = ByteSource::OfMemory(json);
-  return ReadWindows(name, *source, visit, options);
+  bool inflated = false;
+  ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> source,
+                   DecompressIfGzipped(ByteSource::OfMemory(json), std::string(name), &inflated));
+  return ReadWindows(inflated ? InflatedName(name) : std::string(name), *source, visit, options);
 }
 
 }  // namespace nodescope::analysis
