@@ -90,6 +90,23 @@ TEST(GzipSource, ACompressedTraceReadsAsItsJson) {
   EXPECT_EQ(file->withheld, meta->withheld);
 }
 
+TEST(GzipSource, ProgressCountsCompressedBytes) {
+  std::vector<std::pair<uint64_t, uint64_t>> calls;
+  TraceReadOptions options;
+  options.window_bytes = 1024;  // several windows
+  options.progress = [&](uint64_t read, uint64_t size) { calls.emplace_back(read, size); };
+  auto r = ReadTraceFile(kGzip, [](const TraceEvent&) { return OkStatus(); }, options);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const uint64_t size = Slurp(kGzip).size();
+  ASSERT_GE(calls.size(), 2u);
+  for (size_t i = 0; i < calls.size(); ++i) {
+    EXPECT_EQ(calls[i].second, size);
+    EXPECT_LE(calls[i].first, size);
+    EXPECT_GE(calls[i].first, i > 0 ? calls[i - 1].first : 0);
+  }
+  EXPECT_EQ(calls.back().first, size);
+}
+
 TEST(GzipSource, MembersOneAfterTheOtherReadAsOne) {
   const std::string json = Slurp(kPlain);
   const size_t half = json.size() / 2;

@@ -2,7 +2,6 @@
 #include "analysis/node_series.h"
 
 #include <algorithm>
-#include <sys/stat.h>
 #include <unordered_map>
 
 namespace nodescope::analysis {
@@ -15,15 +14,8 @@ bool IsGpuCat(std::string_view cat) {
 struct Grouper {
   GraphNodes out;
   std::unordered_map<uint64_t, size_t> index;  // (graph id, node id) -> nodes[i]; node id is unique
-  ProgressFn progress;
-  uint64_t total_bytes = 0;
-  uint64_t next_report = 0;
 
   Status Visit(const TraceEvent& e) {
-    if (progress && e.offset >= next_report) {
-      progress(e.offset, total_bytes);
-      next_report = e.offset + (64u << 20);
-    }
     if (e.ph != "X" || !IsGpuCat(e.cat)) return OkStatus();
     ++out.gpu_events;
     if (!e.graph_id || !e.graph_node_id || *e.graph_node_id == 0) return OkStatus();
@@ -54,7 +46,6 @@ struct Grouper {
                          return a.start_us < b.start_us;
                        });
     }
-    if (progress) progress(total_bytes, total_bytes);
     return std::move(out);
   }
 };
@@ -63,17 +54,16 @@ struct Grouper {
 
 StatusOr<GraphNodes> CollectNodeSeries(const std::string& path, const ProgressFn& progress) {
   Grouper g;
-  g.progress = progress;
-  struct stat st {};
-  if (stat(path.c_str(), &st) == 0) g.total_bytes = static_cast<uint64_t>(st.st_size);
+  TraceReadOptions options;
+  options.progress = progress;
   ASSIGN_OR_RETURN(TraceMetadata metadata,
-                   ReadTraceFile(path, [&g](const TraceEvent& e) { return g.Visit(e); }));
+                   ReadTraceFile(
+                       path, [&g](const TraceEvent& e) { return g.Visit(e); }, options));
   return g.Finish(std::move(metadata));
 }
 
 StatusOr<GraphNodes> CollectNodeSeriesFromText(std::string_view name, std::string_view json) {
   Grouper g;
-  g.total_bytes = json.size();
   ASSIGN_OR_RETURN(TraceMetadata metadata,
                    ReadTraceText(name, json, [&g](const TraceEvent& e) { return g.Visit(e); }));
   return g.Finish(std::move(metadata));

@@ -33,7 +33,8 @@ struct GraphNodes {
   uint64_t keyed_events = 0;  // of which carry both graph keys
 };
 
-// Called now and then while reading: bytes of the file consumed so far, and its size.
+// Called after each window read: bytes of the file consumed so far (compressed bytes for a
+// compressed trace), and its size (0 when unknown: a pipe).
 using ProgressFn = std::function<void(uint64_t done_bytes, uint64_t total_bytes)>;
 
 // Reads the trace at `path` (streaming: memory grows with the keyed events, not the file) and

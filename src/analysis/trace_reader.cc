@@ -18,8 +18,10 @@
 #include "analysis/trace_reader.h"
 
 #include <simdjson.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <functional>
 #include <array>
 #include <cstring>
 #include <memory>
@@ -39,7 +41,8 @@ using simdjson::error_code;
 // Reads windows from `source` until the end of the trace or the first error.
 StatusOr<TraceMetadata> ReadWindows(std::string_view name, ByteSource& source,
                                     const TraceEventVisitor& visit,
-                                    const TraceReadOptions& options) {
+                                    const TraceReadOptions& options,
+                                    const std::function<void()>& after_window = nullptr) {
   constexpr std::string_view kObjectPrefix = "{\"traceEvents\":[";
   constexpr std::string_view kArrayPrefix = "[";
   static_assert(kObjectPrefix.size() <= WindowBuffer::kPrefixRoom);
@@ -109,6 +112,7 @@ StatusOr<TraceMetadata> ReadWindows(std::string_view name, ByteSource& source,
             .get(doc);
     const bool ok = e == simdjson::SUCCESS && reader.Read(doc, visit, &window_meta);
     std::memcpy(buffer.data() + w.size, kept.data(), kPadding);
+    if (after_window) after_window();
 
     // Errors in the bytes themselves are the file's in any window: a cut at a newline splits no
     // character, and a control character in a string is before the cut.
@@ -150,6 +154,22 @@ StatusOr<TraceMetadata> ReadWindows(std::string_view name, ByteSource& source,
   }
 }
 
+// Counts the bytes read from the file, for progress.
+class CountingSource final : public ByteSource {
+ public:
+  explicit CountingSource(std::unique_ptr<ByteSource> file) : file_(std::move(file)) {}
+  StatusOr<size_t> Read(char* dst, size_t n) override {
+    ASSIGN_OR_RETURN(size_t got, file_->Read(dst, n));
+    bytes_ += got;
+    return got;
+  }
+  uint64_t bytes() const { return bytes_; }
+
+ private:
+  std::unique_ptr<ByteSource> file_;
+  uint64_t bytes_ = 0;
+};
+
 // Byte offsets in a compressed trace's messages count its inflated bytes: the name says so.
 std::string InflatedName(std::string_view name) { return std::string(name) + " (inflated)"; }
 
@@ -158,10 +178,21 @@ std::string InflatedName(std::string_view name) { return std::string(name) + " (
 StatusOr<TraceMetadata> ReadTraceFile(const std::string& path, const TraceEventVisitor& visit,
                                       const TraceReadOptions& options) {
   ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> file, ByteSource::OpenFile(path));
+  uint64_t file_bytes = 0;
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+    file_bytes = static_cast<uint64_t>(st.st_size);
+  }
+  auto counted = std::make_unique<CountingSource>(std::move(file));
+  const CountingSource* count = counted.get();
   bool inflated = false;
   ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> source,
-                   DecompressIfGzipped(std::move(file), path, &inflated));
-  return ReadWindows(inflated ? InflatedName(path) : path, *source, visit, options);
+                   DecompressIfGzipped(std::move(counted), path, &inflated));
+  std::function<void()> after_window;
+  if (options.progress) {
+    after_window = [&] { options.progress(count->bytes(), file_bytes); };
+  }
+  return ReadWindows(inflated ? InflatedName(path) : path, *source, visit, options, after_window);
 }
 
 StatusOr<TraceMetadata> ReadTraceText(std::string_view name, std::string_view json,

@@ -59,6 +59,9 @@ struct TraceReadOptions {
   // Bytes parsed at a time. Memory stays a few times this whatever the size of the trace; an
   // event larger than a window (or a trace without newlines) makes the window grow to hold it.
   size_t window_bytes = size_t{1} << 20;
+  // Called after each window with the bytes of the file read so far and the file's size (0 when
+  // unknown: a pipe); for a compressed trace these are compressed bytes. ReadTraceFile only.
+  std::function<void(uint64_t read_bytes, uint64_t file_bytes)> progress;
 };
 
 // Reads the trace at `path` (a file, a pipe, /dev/stdin) in windows, never all of it at once.

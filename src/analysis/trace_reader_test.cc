@@ -309,6 +309,22 @@ TEST(TraceReader, ReadsFiles) {
   unlink(path.c_str());
 }
 
+TEST(TraceReader, ProgressReportsFileBytesAfterEachWindow) {
+  std::string json = "{\"traceEvents\":[\n";
+  for (int i = 0; i < 200; ++i) json += R"({"ph":"X","cat":"kernel","name":"k"},)" "\n";
+  json += "{}]}\n";
+  const std::string path = WriteTemp(json);
+  std::vector<std::pair<uint64_t, uint64_t>> calls;
+  TraceReadOptions options;
+  options.window_bytes = 512;
+  options.progress = [&](uint64_t read, uint64_t size) { calls.emplace_back(read, size); };
+  ASSERT_TRUE(ReadTraceFile(path, [](const TraceEvent&) { return OkStatus(); }, options).ok());
+  ASSERT_GE(calls.size(), 5u);
+  for (size_t i = 1; i < calls.size(); ++i) EXPECT_GE(calls[i].first, calls[i - 1].first);
+  EXPECT_EQ(calls.back(), std::make_pair(uint64_t{json.size()}, uint64_t{json.size()}));
+  unlink(path.c_str());
+}
+
 TEST(TraceReader, FileErrorsNameTheFile) {
   auto visit = [](const TraceEvent&) { return OkStatus(); };
   std::string empty = WriteTemp("");

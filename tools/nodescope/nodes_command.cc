@@ -42,10 +42,12 @@ class Progress {
   analysis::ProgressFn Fn() {
     if (!enabled_) return nullptr;
     return [this](uint64_t done, uint64_t total) {
-      const int percent = total == 0 ? 100 : static_cast<int>(done * 100 / total);
-      if (percent == last_percent_) return;
-      last_percent_ = percent;
-      printed_ = std::fprintf(stderr, "\rreading %s: %d%%", path_.c_str(), percent) - 1;
+      // Percent of the file; of a pipe (size unknown), megabytes read.
+      const int shown = static_cast<int>(total == 0 ? done >> 20 : done * 100 / total);
+      if (shown == last_shown_) return;
+      last_shown_ = shown;
+      printed_ = std::fprintf(stderr, total == 0 ? "\rreading %s: %d MB" : "\rreading %s: %d%%",
+                              path_.c_str(), shown) - 1;
       std::fflush(stderr);
     };
   }
@@ -60,7 +62,7 @@ class Progress {
  private:
   std::string path_;
   bool enabled_;
-  int last_percent_ = -1;
+  int last_shown_ = -1;
   int printed_ = 0;  // columns written on the current line
 };
 

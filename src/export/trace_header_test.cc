@@ -1,0 +1,64 @@
+// Tests of the trace header: every counter under "nodescope", the attribution block, versions
+// and device properties, byte for byte.
+#include "export/trace_header.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace nodescope {
+namespace {
+
+std::string Header(const Trace& t, uint64_t base_ns = 0) {
+  StringJsonOutput out;
+  WriteTraceHeader(t, base_ns, out);
+  return out.str();
+}
+
+TEST(TraceHeader, EmptyTrace) {
+  const std::string h = Header(Trace{}, 42);
+  EXPECT_EQ(h.rfind("{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [],\n  \"nodescope\": ", 0),
+            0u)
+      << h;
+  EXPECT_NE(h.find(R"("dropped_records":{"vendor_dropped":0,"buffers_refused":0,"store_full":0,)"
+                   R"("unknown_records":0,"total":0},"ranges":{"recorded":0,"unbalanced_pops":0,)"
+                   R"("open_at_end":0,"ended_on_other_thread":0,"unknown_ends":0,"dropped":0,)"
+                   R"("device_spans":0}},)"
+                   "\n  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": 42,\n"),
+            std::string::npos)
+      << h;
+  EXPECT_EQ(h.find("attribution"), std::string::npos);  // no attribution engine, no block
+}
+
+TEST(TraceHeader, CountersAttributionVersionsAndDevices) {
+  Trace t;
+  t.range_counters = {.unbalanced_pops = 1, .open_at_end = 2, .ended_on_other_thread = 3,
+                      .unknown_ends = 4, .dropped = 5};
+  t.counters = {{"graph_execs", 7}};
+  t.attribution.mode = "native";
+  t.attribution.fresh_graph_ids = 2;
+  t.attribution.withheld = {{"exec_changed", 3}, {"identity \"mismatch\"", 1}};
+  t.versions = {{"cupti_version", 130001}};
+  DeviceProperties d;
+  d.id = 0;
+  d.name = "NVIDIA H200";
+  d.total_global_mem = 150;
+  d.num_sms = 132;
+  t.devices.push_back(d);
+  const std::string h = Header(t);
+  EXPECT_NE(h.find(R"("ranges":{"recorded":0,"unbalanced_pops":1,"open_at_end":2,)"
+                   R"("ended_on_other_thread":3,"unknown_ends":4,"dropped":5,"device_spans":0},)"
+                   R"("graph_execs":7,"attribution":{"mode":"native","fresh_graph_ids":2,)"
+                   R"("withheld":{"exec_changed":3,"identity \"mismatch\"":1}}},)"),
+            std::string::npos)
+      << h;
+  EXPECT_NE(h.find("\n  \"cupti_version\": 130001,\n"), std::string::npos);
+  EXPECT_NE(h.find("\n    {\"id\":0,\"name\":\"NVIDIA H200\",\"totalGlobalMem\":150,"
+                   "\"computeMajor\":0,"),
+            std::string::npos)
+      << h;
+  EXPECT_NE(h.find("\"numSms\":132,\"sharedMemPerBlockOptin\":0}\n  ],\n"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace nodescope
