@@ -2,6 +2,7 @@
 #include "analysis/gzip_source.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <utility>
 
@@ -88,8 +89,9 @@ class GzipSource final : public ByteSource {
   }
 
   StatusOr<size_t> Read(char* dst, size_t n) override {
+    n = std::min<size_t>(n, UINT32_MAX);  // zlib counts in 32 bits
     z_.next_out = reinterpret_cast<Bytef*>(dst);
-    z_.avail_out = static_cast<uInt>(std::min<size_t>(n, UINT32_MAX));
+    z_.avail_out = static_cast<uInt>(n);
     while (z_.avail_out == n && !done_) {  // until some bytes come out, or the end
       if (z_.avail_in == 0 && !input_ended_) {
         ASSIGN_OR_RETURN(size_t got, in_->Read(input_.data(), input_.size()));

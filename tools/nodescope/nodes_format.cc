@@ -112,7 +112,13 @@ std::string ShortenPath(std::string_view s, size_t width) {
     std::string rest = ellipsis + std::string(s.substr(slash));  // "…/layer.2/mlp"
     if (DisplayWidth(rest) <= width) return rest;
   }
-  return ShortenMiddle(s, width);
+  if (last_slash == std::string_view::npos) return ShortenMiddle(s, width);
+  // Narrower still: the end, where the innermost parts are ("…er.2/mlp").
+  std::vector<size_t> starts;  // byte offset of each code point
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (!IsContinuation(static_cast<unsigned char>(s[i]))) starts.push_back(i);
+  }
+  return width == 1 ? ellipsis : ellipsis + std::string(s.substr(starts[starts.size() - (width - 1)]));
 }
 
 std::string CsvField(std::string_view s) {

@@ -20,7 +20,8 @@ size_t DisplayWidth(std::string_view s);
 std::string ShortenMiddle(std::string_view s, size_t width);
 
 // A scope path ("model/layer.2/mlp") cut to `width` code points by dropping its outer parts
-// first ("…/layer.2/mlp", keeping at least two parts), then in the middle. width 0: unchanged.
+// first ("…/layer.2/mlp", keeping at least two parts), then keeping its end ("…er.2/mlp"); a
+// name without '/' is cut in the middle. width 0: unchanged.
 std::string ShortenPath(std::string_view s, size_t width);
 
 // One RFC 4180 field: quoted (with doubled quotes) when it holds a comma, quote, CR or LF.

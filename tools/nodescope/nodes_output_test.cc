@@ -42,9 +42,12 @@ TEST(NodesFormat, ShortenPathDropsOuterPartsFirst) {
   EXPECT_EQ(ShortenPath(p, 17), p);
   EXPECT_EQ(ShortenPath(p, 16), "\xe2\x80\xa6/layer.2/mlp");
   EXPECT_EQ(ShortenPath(p, 13), "\xe2\x80\xa6/layer.2/mlp");
-  EXPECT_EQ(ShortenPath(p, 12), ShortenMiddle(p, 12));  // "…/mlp" would not say which layer
+  // Not "…/mlp", which would not say which layer: the end of the path.
+  EXPECT_EQ(ShortenPath(p, 12), "\xe2\x80\xa6layer.2/mlp");
+  EXPECT_EQ(ShortenPath(p, 9), "\xe2\x80\xa6" "er.2/mlp");
+  EXPECT_EQ(ShortenPath(p, 1), "\xe2\x80\xa6");
   EXPECT_EQ(ShortenPath("a/b/c/d", 5), "\xe2\x80\xa6/c/d");
-  EXPECT_EQ(ShortenPath("a/", 1), ShortenMiddle("a/", 1));
+  EXPECT_EQ(ShortenPath("a/", 1), "\xe2\x80\xa6");
   EXPECT_EQ(ShortenPath("no_slashes_here", 5), ShortenMiddle("no_slashes_here", 5));
 }
 
