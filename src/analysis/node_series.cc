@@ -20,6 +20,16 @@ struct Grouper {
     ++out.gpu_events;
     if (!e.graph_id || !e.graph_node_id || *e.graph_node_id == 0) return OkStatus();
     ++out.keyed_events;
+    // Per-node figures need when each node ran and for how long: no default stands in for them.
+    const char* missing = !e.ts_us ? "\"ts\"" : !e.dur_us ? "\"dur\"" : nullptr;
+    if (missing != nullptr) {
+      return DataLossError(std::string(e.source) + ": byte " + std::to_string(e.offset) + ": a " +
+                           std::string(e.cat) + " event with graph keys has no " + missing);
+    }
+    if (*e.dur_us < 0) {
+      return DataLossError(std::string(e.source) + ": byte " + std::to_string(e.offset) +
+                           ": \"dur\" is negative (" + std::to_string(*e.dur_us) + ")");
+    }
     auto [it, inserted] = index.try_emplace(*e.graph_node_id, out.nodes.size());
     if (inserted) {
       NodeSeries s;
@@ -31,7 +41,7 @@ struct Grouper {
       out.nodes.push_back(std::move(s));
     }
     out.nodes[it->second].occurrences.push_back(
-        NodeOccurrence{e.ts_us.value_or(0), e.dur_us.value_or(0), e.correlation.value_or(0)});
+        NodeOccurrence{*e.ts_us, *e.dur_us, e.correlation.value_or(0)});
     return OkStatus();
   }
 

@@ -236,6 +236,32 @@ TEST(NodeStats, NoKeysNoGraphs) {
   EXPECT_TRUE(ComputeNodeStats(Read(plain)).empty());
 }
 
+// Graph-keyed work without a start or a duration cannot be costed: an error at its byte, not a 0.
+TEST(NodeSeries, KeyedWorkWithoutTimesIsAnError) {
+  const std::string ok = R"({"ph":"X","cat":"kernel","name":"k","ts":1,"dur":2,)"
+                         R"("args":{"graph id":1,"graph node id":4294967296}})";
+  const std::string no_dur = R"({"ph":"X","cat":"kernel","name":"k","ts":1,)"
+                             R"("args":{"graph id":1,"graph node id":4294967296}})";
+  const std::string no_ts = R"({"ph":"X","cat":"gpu_memset","name":"m","dur":2,)"
+                            R"("args":{"graph id":1,"graph node id":4294967297}})";
+  const std::string negative = R"({"ph":"X","cat":"kernel","name":"k","ts":1,"dur":-0.5,)"
+                               R"("args":{"graph id":1,"graph node id":4294967296}})";
+  const std::string head = R"({"traceEvents":[)" + ok + ",\n";
+  auto r = CollectNodeSeriesFromText("t.json", head + no_dur + "]}");
+  EXPECT_EQ(r.status().code(), StatusCode::kDataLoss);
+  EXPECT_EQ(r.status().message(), "t.json: byte " + std::to_string(head.size()) +
+                                      ": a kernel event with graph keys has no \"dur\"");
+  r = CollectNodeSeriesFromText("t.json", head + no_ts + "]}");
+  EXPECT_EQ(r.status().message(), "t.json: byte " + std::to_string(head.size()) +
+                                      ": a gpu_memset event with graph keys has no \"ts\"");
+  r = CollectNodeSeriesFromText("t.json", head + negative + "]}");
+  EXPECT_EQ(r.status().message(), "t.json: byte " + std::to_string(head.size()) +
+                                      ": \"dur\" is negative (-0.500000)");
+  // Work without graph keys needs neither.
+  const std::string plain = R"({"ph":"X","cat":"kernel","name":"p","args":{}})";
+  EXPECT_TRUE(CollectNodeSeriesFromText("t.json", head + plain + "]}").ok());
+}
+
 // Trace B, "after": graph 12 has graph 7's nodes with scale twice as fast ((10 + r) / 2) and
 // reduce at 4 us from the start; graph 9 keeps tiny (now 1.5 us), renames small to small_v2
 // (1 us) and gains "extra"; graph 3 holds a node of its own. Graph 20 of A is gone.

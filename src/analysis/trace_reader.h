@@ -25,6 +25,9 @@ struct TraceId {
 // One element of "traceEvents". Every key is optional; absent strings are empty. The string_views
 // point into the reader's buffers and are valid only during the visitor call.
 struct TraceEvent {
+  // The trace as messages name it ("PATH", or "PATH (inflated)" when offsets count the bytes of
+  // a decompressed trace), for a visitor's own "SOURCE: byte OFFSET: ..." errors.
+  std::string_view source;
   uint64_t offset = 0;  // byte offset of the event's '{' in the file
   std::string_view ph;
   std::string_view cat;

@@ -276,6 +276,7 @@ bool WindowReader::ReadEvent(od::value& v, TraceEvent* event) {
 bool WindowReader::ReadEvents(od::array& events, const TraceEventVisitor& visit,
                               TraceMetadata* meta) {
   TraceEvent event;
+  event.source = name_;  // the same for every event: Clear() leaves it
   for (auto value_or : events) {
     if (error_code e = value_or.error()) return Failed(e);
     od::value& value = value_or.value_unsafe();
