@@ -2,6 +2,8 @@
 #include "analysis/node_series.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <unordered_map>
 
 namespace nodescope::analysis {
@@ -29,6 +31,18 @@ struct Grouper {
     if (*e.dur_us < 0) {
       return DataLossError(std::string(e.source) + ": byte " + std::to_string(e.offset) +
                            ": \"dur\" is negative (" + std::to_string(*e.dur_us) + ")");
+    }
+    // 1e17 us is over 3000 years: beyond it a number is not a time (and sums of such numbers
+    // would overflow to infinity).
+    constexpr double kMaxUs = 1e17;
+    for (const auto& [key, value] : {std::pair{"ts", *e.ts_us}, std::pair{"dur", *e.dur_us}}) {
+      if (std::fabs(value) > kMaxUs) {
+        char text[64];
+        std::snprintf(text, sizeof(text), "%g", value);
+        return DataLossError(std::string(e.source) + ": byte " + std::to_string(e.offset) +
+                             ": \"" + key + "\" is " + text +
+                             " us, too large for a time (at most 1e17 us)");
+      }
     }
     auto [it, inserted] = index.try_emplace(*e.graph_node_id, out.nodes.size());
     if (inserted) {

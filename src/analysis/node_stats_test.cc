@@ -257,6 +257,16 @@ TEST(NodeSeries, KeyedWorkWithoutTimesIsAnError) {
   r = CollectNodeSeriesFromText("t.json", head + negative + "]}");
   EXPECT_EQ(r.status().message(), "t.json: byte " + std::to_string(head.size()) +
                                       ": \"dur\" is negative (-0.500000)");
+  const std::string huge = R"({"ph":"X","cat":"kernel","name":"k","ts":1,"dur":1e308,)"
+                           R"("args":{"graph id":1,"graph node id":4294967296}})";
+  r = CollectNodeSeriesFromText("t.json", head + huge + "]}");
+  EXPECT_EQ(r.status().message(), "t.json: byte " + std::to_string(head.size()) +
+                                      ": \"dur\" is 1e+308 us, too large for a time (at most "
+                                      "1e17 us)");
+  const std::string far = R"({"ph":"X","cat":"kernel","name":"k","ts":-2e17,"dur":1,)"
+                          R"("args":{"graph id":1,"graph node id":4294967296}})";
+  r = CollectNodeSeriesFromText("t.json", head + far + "]}");
+  EXPECT_NE(r.status().message().find(": \"ts\" is -2e+17 us, too large"), std::string::npos);
   // Work without graph keys needs neither.
   const std::string plain = R"({"ph":"X","cat":"kernel","name":"p","args":{}})";
   EXPECT_TRUE(CollectNodeSeriesFromText("t.json", head + plain + "]}").ok());
