@@ -124,10 +124,26 @@ nvtxStringHandle_t NVTX_API RegisterStringW(nvtxDomainHandle_t, const wchar_t* s
   return reinterpret_cast<nvtxStringHandle_t>(&g_strings->back());
 }
 
+// One slot of an NVTX module's function table and the handler that goes in it.
+struct Handler {
+  unsigned cbid;
+  NvtxFunctionPointer fn;
+};
+
 template <typename Fn>
-void Set(NvtxFunctionTable table, unsigned size, unsigned cbid, Fn fn) {
-  if (table != nullptr && cbid <= size && table[cbid] != nullptr) {
-    *table[cbid] = reinterpret_cast<NvtxFunctionPointer>(fn);
+Handler H(unsigned cbid, Fn fn) {
+  return {cbid, reinterpret_cast<NvtxFunctionPointer>(fn)};
+}
+
+// Points the slots of `module`'s table at our handlers (slots the library lacks are left).
+template <size_t N>
+void Fill(const NvtxExportTableCallbacks* callbacks, NvtxCallbackModule module,
+          const Handler (&handlers)[N]) {
+  NvtxFunctionTable table = nullptr;
+  unsigned size = 0;
+  if (!callbacks->GetModuleFunctionTable(module, &table, &size) || table == nullptr) return;
+  for (const Handler& h : handlers) {
+    if (h.cbid <= size && table[h.cbid] != nullptr) *table[h.cbid] = h.fn;
   }
 }
 
@@ -144,30 +160,24 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
   // Only `nodescope run` sets NVTX_INJECTION64_PATH: this process is being traced.
   nodescope::RangeRecorder::Get().Arm();
 
-  NvtxFunctionTable core = nullptr;
-  unsigned core_size = 0;
-  if (callbacks->GetModuleFunctionTable(NVTX_CB_MODULE_CORE, &core, &core_size)) {
-    Set(core, core_size, NVTX_CBID_CORE_RangePushA, &PushA);
-    Set(core, core_size, NVTX_CBID_CORE_RangePushW, &PushW);
-    Set(core, core_size, NVTX_CBID_CORE_RangePushEx, &PushEx);
-    Set(core, core_size, NVTX_CBID_CORE_RangePop, &Pop);
-    Set(core, core_size, NVTX_CBID_CORE_RangeStartA, &StartA);
-    Set(core, core_size, NVTX_CBID_CORE_RangeStartW, &StartW);
-    Set(core, core_size, NVTX_CBID_CORE_RangeStartEx, &StartEx);
-    Set(core, core_size, NVTX_CBID_CORE_RangeEnd, &End);
-  }
-  NvtxFunctionTable core2 = nullptr;
-  unsigned core2_size = 0;
-  if (callbacks->GetModuleFunctionTable(NVTX_CB_MODULE_CORE2, &core2, &core2_size)) {
-    Set(core2, core2_size, NVTX_CBID_CORE2_DomainRangePushEx, &DomainPushEx);
-    Set(core2, core2_size, NVTX_CBID_CORE2_DomainRangePop, &DomainPop);
-    Set(core2, core2_size, NVTX_CBID_CORE2_DomainRangeStartEx, &DomainStartEx);
-    Set(core2, core2_size, NVTX_CBID_CORE2_DomainRangeEnd, &DomainEnd);
-    Set(core2, core2_size, NVTX_CBID_CORE2_DomainCreateA, &DomainCreateA);
-    Set(core2, core2_size, NVTX_CBID_CORE2_DomainCreateW, &DomainCreateW);
-    Set(core2, core2_size, NVTX_CBID_CORE2_DomainDestroy, &DomainDestroy);
-    Set(core2, core2_size, NVTX_CBID_CORE2_DomainRegisterStringA, &RegisterStringA);
-    Set(core2, core2_size, NVTX_CBID_CORE2_DomainRegisterStringW, &RegisterStringW);
-  }
+  const Handler core[] = {
+      H(NVTX_CBID_CORE_RangePushA, &PushA),   H(NVTX_CBID_CORE_RangePushW, &PushW),
+      H(NVTX_CBID_CORE_RangePushEx, &PushEx), H(NVTX_CBID_CORE_RangePop, &Pop),
+      H(NVTX_CBID_CORE_RangeStartA, &StartA), H(NVTX_CBID_CORE_RangeStartW, &StartW),
+      H(NVTX_CBID_CORE_RangeStartEx, &StartEx), H(NVTX_CBID_CORE_RangeEnd, &End),
+  };
+  const Handler core2[] = {
+      H(NVTX_CBID_CORE2_DomainRangePushEx, &DomainPushEx),
+      H(NVTX_CBID_CORE2_DomainRangePop, &DomainPop),
+      H(NVTX_CBID_CORE2_DomainRangeStartEx, &DomainStartEx),
+      H(NVTX_CBID_CORE2_DomainRangeEnd, &DomainEnd),
+      H(NVTX_CBID_CORE2_DomainCreateA, &DomainCreateA),
+      H(NVTX_CBID_CORE2_DomainCreateW, &DomainCreateW),
+      H(NVTX_CBID_CORE2_DomainDestroy, &DomainDestroy),
+      H(NVTX_CBID_CORE2_DomainRegisterStringA, &RegisterStringA),
+      H(NVTX_CBID_CORE2_DomainRegisterStringW, &RegisterStringW),
+  };
+  Fill(callbacks, NVTX_CB_MODULE_CORE, core);
+  Fill(callbacks, NVTX_CB_MODULE_CORE2, core2);
   return 1;
 }
