@@ -87,11 +87,21 @@ size_t DisplayWidth(std::string_view s) {
       s.begin(), s.end(), [](char c) { return !IsContinuation(static_cast<unsigned char>(c)); }));
 }
 
-std::string ShortenMiddle(std::string_view s, size_t width) {
-  std::vector<size_t> starts;  // byte offset of each code point
+namespace {
+
+// Byte offset of each code point of `s`.
+std::vector<size_t> CodePointStarts(std::string_view s) {
+  std::vector<size_t> starts;
   for (size_t i = 0; i < s.size(); ++i) {
     if (!IsContinuation(static_cast<unsigned char>(s[i]))) starts.push_back(i);
   }
+  return starts;
+}
+
+}  // namespace
+
+std::string ShortenMiddle(std::string_view s, size_t width) {
+  const std::vector<size_t> starts = CodePointStarts(s);
   const size_t n = starts.size();
   if (width == 0 || n <= width) return std::string(s);
   const size_t keep = width - 1;
@@ -114,11 +124,9 @@ std::string ShortenPath(std::string_view s, size_t width) {
   }
   if (last_slash == std::string_view::npos) return ShortenMiddle(s, width);
   // Narrower still: the end, where the innermost parts are ("…er.2/mlp").
-  std::vector<size_t> starts;  // byte offset of each code point
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (!IsContinuation(static_cast<unsigned char>(s[i]))) starts.push_back(i);
-  }
-  return width == 1 ? ellipsis : ellipsis + std::string(s.substr(starts[starts.size() - (width - 1)]));
+  if (width == 1) return ellipsis;
+  const std::vector<size_t> starts = CodePointStarts(s);
+  return ellipsis + std::string(s.substr(starts[starts.size() - (width - 1)]));
 }
 
 std::string CsvField(std::string_view s) {
