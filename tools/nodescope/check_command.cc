@@ -312,7 +312,7 @@ void AddCheckCommand(CLI::App& app, int* exit_code) {
       "are never aliased. Exit status: 0 all clean, 1 aliased or inconsistent keys, 2 "
       "unreadable input");
   check->add_flag("--json", opts->json, "Print one JSON object per trace, one per line");
-  check->add_option("traces", opts->traces, "Trace files (Chrome-trace JSON)")->required();
+  check->add_option("traces", opts->traces, "Trace files (Chrome-trace JSON, or gzip-compressed JSON)")->required();
   check->callback([opts, exit_code]() { *exit_code = Check(*opts); });
 }
 

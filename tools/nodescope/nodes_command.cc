@@ -201,7 +201,7 @@ void AddNodesCommand(CLI::App& app, int* exit_code) {
   auto opts = std::make_shared<NodesOptions>();
   CLI::App* nodes = app.add_subcommand("nodes", kSummary);
   nodes->footer(kDetails);
-  nodes->add_option("trace", opts->trace, "Trace file (Chrome-trace JSON)")->required();
+  nodes->add_option("trace", opts->trace, "Trace file (Chrome-trace JSON, or gzip-compressed JSON)")->required();
   nodes->add_option("--diff", opts->diff,
                     "Compare with this trace (B, the 'after'): mean per node, delta, delta %");
   CLI::Option* graph = nodes->add_option("--graph", opts->graph, "Only the graph with this id")

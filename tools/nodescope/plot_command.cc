@@ -121,7 +121,7 @@ void AddPlotCommand(CLI::App& app, int* exit_code) {
       "Draw each graph node's duration over the replays: one line per node, or a heat map for "
       "many nodes, as a self-contained SVG or HTML file. Exit status: 0 written, 1 nothing to "
       "plot (no graph keys, unknown --graph/--node), 2 unreadable trace or unwritable output");
-  plot->add_option("trace", opts->trace, "Trace file (Chrome-trace JSON)")->required();
+  plot->add_option("trace", opts->trace, "Trace file (Chrome-trace JSON, or gzip-compressed JSON)")->required();
   plot->add_option("-o,--output", opts->output, "Output file: FILE.svg or FILE.html")->required();
   plot->add_option("--graph", opts->graph, "Only this graph id");
   plot->add_option("--node", opts->nodes,
