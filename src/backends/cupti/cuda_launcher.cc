@@ -1,6 +1,8 @@
 // Launching a program under CUDA injection, and checking first that a driver and a GPU exist.
 // Only dlopen()s the driver (cuda_driver.h), so the CLI does not link CUDA.
 
+#include <unistd.h>
+
 #include <string>
 #include <vector>
 
@@ -21,8 +23,8 @@ Status ProbeCuda() {
     const char* text = nullptr;
     cu.cuGetErrorString(r, &text);
     return UnavailableError("the CUDA driver failed to initialise (error " +
-                            std::to_string(static_cast<int>(r)) + ": " +
-                            (text ? text : "unknown") + "); is an NVIDIA GPU present?");
+                            std::to_string(static_cast<int>(r)) + ": " + (text ? text : "unknown") +
+                            "); is an NVIDIA GPU present?");
   }
   int n = 0;
   if (cu.cuDeviceGetCount(&n) != CUDA_SUCCESS || n == 0) {
@@ -31,10 +33,20 @@ Status ProbeCuda() {
   return OkStatus();
 }
 
+// NVTX (ranges from unmodified programs, libtorch, NCCL, XLA, ...) is served by
+// libnodescope_nvtx.so beside `library`: it forwards to `library` but, unlike it, links no vendor
+// library whose own NVTX entry points NVTX could find instead of ours (nvtx_shim.cc). Where it is
+// missing (a library built without it), `library` itself, which answers extensions too.
+std::string NvtxLibraryFor(const std::string& library) {
+  size_t slash = library.rfind('/');
+  std::string shim = (slash == std::string::npos ? std::string() : library.substr(0, slash + 1)) +
+                     "libnodescope_nvtx.so";
+  return access(shim.c_str(), R_OK) == 0 ? shim : library;
+}
+
 void AddCudaEnv(const std::string& library, std::vector<std::string>* env) {
   env->push_back("CUDA_INJECTION64_PATH=" + library);
-  // The same library serves NVTX: ranges from unmodified programs (and libtorch, NCCL, ...).
-  env->push_back("NVTX_INJECTION64_PATH=" + library);
+  env->push_back("NVTX_INJECTION64_PATH=" + NvtxLibraryFor(library));
 }
 
 [[maybe_unused]] const bool kRegistered =

@@ -1,6 +1,8 @@
-// NVTX's injection entry point: NVTX calls InitializeInjectionNvtx2() on the first NVTX call of
-// each library that uses it (the app, libtorch, NCCL...) when NVTX_INJECTION64_PATH names
-// libnodescope.so. We fill that library's function table with our range handlers.
+// NVTX's core injection: NVTX calls InitializeInjectionNvtx2() on the first NVTX call of each
+// library that uses it (the app, libtorch, NCCL...) when NVTX_INJECTION64_PATH names our NVTX
+// library (libnodescope_nvtx.so, nvtx_shim.cc, which forwards here) or libnodescope.so itself.
+// We fill that library's function table with our range handlers. Extensions (payload schemas,
+// memory, counters) are answered in nvtx_extension.cc.
 #include <nvtx3/nvToolsExt.h>
 
 #include <cstdint>
@@ -110,7 +112,8 @@ nvtxDomainHandle_t NVTX_API DomainCreateA(const char* name) {
       static_cast<uintptr_t>(R().RegisterDomain(name != nullptr ? name : "")));
 }
 nvtxDomainHandle_t NVTX_API DomainCreateW(const wchar_t* name) {
-  return reinterpret_cast<nvtxDomainHandle_t>(static_cast<uintptr_t>(R().RegisterDomain(Utf8(name))));
+  return reinterpret_cast<nvtxDomainHandle_t>(
+      static_cast<uintptr_t>(R().RegisterDomain(Utf8(name))));
 }
 void NVTX_API DomainDestroy(nvtxDomainHandle_t) {}
 nvtxStringHandle_t NVTX_API RegisterStringA(nvtxDomainHandle_t, const char* s) {
@@ -150,7 +153,8 @@ void Fill(const NvtxExportTableCallbacks* callbacks, NvtxCallbackModule module,
 }  // namespace
 }  // namespace nodescope::nvtx
 
-extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
+// The core entry point under a name of our own, for libnodescope_nvtx.so to call.
+extern "C" __attribute__((visibility("default"))) int nodescope_nvtx_initialize(
     NvtxGetExportTableFunc_t get_export_table) {
   using namespace nodescope::nvtx;
   if (get_export_table == nullptr) return 0;
@@ -161,9 +165,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
   nodescope::RangeRecorder::Get().Arm();
 
   const Handler core[] = {
-      H(NVTX_CBID_CORE_RangePushA, &PushA),   H(NVTX_CBID_CORE_RangePushW, &PushW),
-      H(NVTX_CBID_CORE_RangePushEx, &PushEx), H(NVTX_CBID_CORE_RangePop, &Pop),
-      H(NVTX_CBID_CORE_RangeStartA, &StartA), H(NVTX_CBID_CORE_RangeStartW, &StartW),
+      H(NVTX_CBID_CORE_RangePushA, &PushA),     H(NVTX_CBID_CORE_RangePushW, &PushW),
+      H(NVTX_CBID_CORE_RangePushEx, &PushEx),   H(NVTX_CBID_CORE_RangePop, &Pop),
+      H(NVTX_CBID_CORE_RangeStartA, &StartA),   H(NVTX_CBID_CORE_RangeStartW, &StartW),
       H(NVTX_CBID_CORE_RangeStartEx, &StartEx), H(NVTX_CBID_CORE_RangeEnd, &End),
   };
   const Handler core2[] = {
@@ -180,4 +184,10 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
   Fill(callbacks, NVTX_CB_MODULE_CORE, core);
   Fill(callbacks, NVTX_CB_MODULE_CORE2, core2);
   return 1;
+}
+
+// NVTX's own name for it, for an NVTX_INJECTION64_PATH that names libnodescope.so directly.
+extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
+    NvtxGetExportTableFunc_t get_export_table) {
+  return nodescope_nvtx_initialize(get_export_table);
 }

@@ -1,0 +1,84 @@
+// libnodescope_nvtx.so: the library `nodescope run` names in NVTX_INJECTION64_PATH.
+//
+// NVTX looks its entry points up with dlsym() on this library's handle, and that search also
+// covers the library's dependencies: a library that links a vendor SDK would expose the SDK's
+// own InitializeInjectionNvtx* functions to NVTX (libcupti exports one; NCCL and JAX crashed on
+// it). So this library depends on libc alone and exports exactly NVTX's two entry points. Each
+// forwards to libnodescope.so (the one beside this file, which CUDA_INJECTION64_PATH also names,
+// so the process holds one copy and one range recorder), loaded on first use.
+//
+// No nvtx3 or nodescope header is needed: the entry points take and pass on opaque pointers.
+#include <dlfcn.h>
+#include <pthread.h>
+
+#include <cstdio>
+#include <cstring>
+
+namespace {
+
+using InitCore = int (*)(void*);
+using InitExtension = int (*)(void*);
+
+struct Target {
+  InitCore core = nullptr;
+  InitExtension extension = nullptr;
+};
+
+extern "C" int InitializeInjectionNvtx2(void* get_export_table);
+
+Target g_target;
+pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+// Opens libnodescope.so beside this library (no libstdc++ here: libc is the only dependency).
+void LoadOnce() {
+  char path[4096] = "libnodescope.so";
+  Dl_info self{};
+  if (dladdr(reinterpret_cast<void*>(&InitializeInjectionNvtx2), &self) != 0 &&
+      self.dli_fname != nullptr) {
+    const char* slash = std::strrchr(self.dli_fname, '/');
+    size_t dir = slash != nullptr ? static_cast<size_t>(slash - self.dli_fname) + 1 : 0;
+    if (dir + sizeof("libnodescope.so") <= sizeof(path)) {
+      std::memcpy(path, self.dli_fname, dir);
+      std::memcpy(path + dir, "libnodescope.so", sizeof("libnodescope.so"));
+    }
+  }
+  void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) {
+    const char* why = dlerror();
+    std::fprintf(stderr, "nodescope: NVTX ranges are not recorded: cannot load %s (%s)\n", path,
+                 why != nullptr ? why : "unknown error");
+    return;
+  }
+  auto core = reinterpret_cast<InitCore>(dlsym(lib, "nodescope_nvtx_initialize"));
+  auto extension =
+      reinterpret_cast<InitExtension>(dlsym(lib, "nodescope_nvtx_extension_initialize"));
+  if (core == nullptr || extension == nullptr) {
+    std::fprintf(stderr, "nodescope: NVTX ranges are not recorded: %s is not nodescope's\n", path);
+    return;
+  }
+  g_target.core = core;
+  g_target.extension = extension;
+}
+
+// Loaded once, never unloaded (NVTX keeps our handlers).
+const Target& Load() {
+  pthread_once(&g_once, &LoadOnce);
+  return g_target;
+}
+
+}  // namespace
+
+// Returning 0 leaves this library's NVTX calls as no-ops (nvtxDetail/nvtxInit.h).
+extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
+    void* get_export_table) {
+  const Target& t = Load();
+  return t.core != nullptr ? t.core(get_export_table) : 0;
+}
+
+// Returning 1 with no slot filled makes the extension's functions no-ops without failing it
+// (nvtx_extension.cc says why 0 would be worse).
+extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtxExtension(
+    void* module) {
+  const Target& t = Load();
+  return t.extension != nullptr ? t.extension(module) : 1;
+}
