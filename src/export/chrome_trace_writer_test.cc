@@ -17,6 +17,9 @@
 #include <vector>
 
 #include "attribution/annotations.h"
+#if NODESCOPE_HAVE_TRACE_VALIDITY
+#include "export/trace_validity.h"
+#endif
 
 namespace nodescope {
 namespace {
@@ -226,11 +229,26 @@ Trace RangesTrace() {
   return t;
 }
 
+// Every trace these tests write is also checked as strict viewers read it.
 std::string Write(const Trace& t) {
   StringJsonOutput out;
   Status s = WriteChromeTrace(t, out);
   EXPECT_TRUE(s.ok()) << s.ToString();
+#if NODESCOPE_HAVE_TRACE_VALIDITY
+  s = CheckTraceForViewers(out.str());
+  EXPECT_TRUE(s.ok()) << s.ToString();
+#endif
   return out.str();
+}
+
+// Device spans nest strictly around what they contain, as parsed back.
+void ExpectNested(const std::string& json) {
+#if NODESCOPE_HAVE_TRACE_VALIDITY
+  Status s = CheckDeviceSpanNesting(json);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+#else
+  (void)json;
+#endif
 }
 
 std::vector<std::string> Lines(const std::string& text) {
@@ -402,6 +420,7 @@ TEST(ChromeTraceWriter, UserRangesOnTheirThreads) {
 
 TEST(ChromeTraceWriter, DeviceSpansWidenedOneNanosecondPerLevelInside) {
   std::string json = Write(RangesTrace());
+  ExpectNested(json);
   ASSERT_EQ(LinesWith(json, R"("cat":"gpu_user_annotation")").size(), 8u);
   // "forward" on two streams: its kernels' extent (10.000-12.000 and 10.500-11.000) and 1 ns on
   // each side, as kineto widens it.
@@ -488,6 +507,7 @@ TEST(ChromeTraceWriter, DeviceSpansContainTheirChildrenAsParsedDoubles) {
       t.gpu.push_back(Kernel(t, "b", b, b + 1 + rng() % 1000000, 2));
       BuildDeviceSpans(t);
       const std::string json = Write(t);
+      ExpectNested(json);
       auto bounds = ParsedBounds(json, R"("pid":0,"tid":7,)");
       const char* chain[] = {"outer", "mid", "inner", "a", "b"};
       for (int p = 0; p < 3; ++p) {
@@ -575,6 +595,10 @@ bool HavePython() { return std::system("command -v python3 >/dev/null 2>&1") == 
 
 // Parses `path` with Python's json module and checks the s/f pairing.
 void ExpectValidJson(const std::string& path) {
+#if NODESCOPE_HAVE_TRACE_VALIDITY
+  Status valid = CheckTraceForViewers(ReadFile(path));
+  EXPECT_TRUE(valid.ok()) << path << ": " << valid.ToString();
+#endif
   if (!HavePython()) GTEST_SKIP() << "python3 not found";
   const std::string cmd =
       "python3 -c 'import json,sys,collections\n"
