@@ -484,13 +484,15 @@ std::map<std::string, std::vector<std::pair<double, double>>> ParsedBounds(const
 }
 
 // Three nested ranges whose spans cover exactly the same work on one stream (two kernels), at
-// relative times of 0.1 s and 1.7e12 us (an epoch-like base): as parsed back, each span starts
-// strictly before and ends strictly after what it contains. Written exactly, the spans and the
-// kernels start and end on the same nanosecond, and ts + dur in doubles makes a parent end before
-// its child (speedscope then never closes the span).
+// relative times of 0.1 s, 1.7e12 us (an epoch-like base) and 2.19e12 us (just under 2^41 us, the
+// bound DeviceSpanPads documents): as parsed back, each span starts strictly before and ends
+// strictly after what it contains. Written exactly, the spans and the kernels start and end on
+// the same nanosecond, and ts + dur in doubles makes a parent end before its child (speedscope
+// then never closes the span).
 TEST(ChromeTraceWriter, DeviceSpansContainTheirChildrenAsParsedDoubles) {
   std::mt19937_64 rng(42);
-  for (uint64_t magnitude : {uint64_t{100000000}, uint64_t{1700000000000000}}) {
+  for (uint64_t magnitude :
+       {uint64_t{100000000}, uint64_t{1700000000000000}, uint64_t{2190000000000000}}) {
     int ends_before_child = 0, not_strict = 0;
     for (int i = 0; i < 500; ++i) {
       Trace t;
