@@ -219,6 +219,38 @@ void BuildDeviceSpans(Trace& trace) {
   }
 }
 
+std::vector<uint32_t> DeviceSpanPads(const std::vector<DeviceSpan>& spans) {
+  // Each span's height (levels of spans nested inside it) is found by a stack walk over one lane's
+  // spans in (start, widest first) order: a popped span raises the height of the one below it.
+  std::vector<uint32_t> order(spans.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto lane = [&](uint32_t i) { return (uint64_t{spans[i].device} << 32) | spans[i].stream; };
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    if (lane(a) != lane(b)) return lane(a) < lane(b);
+    if (spans[a].start_ns != spans[b].start_ns) return spans[a].start_ns < spans[b].start_ns;
+    if (spans[a].end_ns != spans[b].end_ns) return spans[a].end_ns > spans[b].end_ns;
+    return a < b;
+  });
+  std::vector<uint32_t> height(spans.size(), 0);
+  std::vector<uint32_t> stack;
+  auto pop = [&] {
+    const uint32_t child = stack.back();
+    stack.pop_back();
+    if (!stack.empty()) height[stack.back()] = std::max(height[stack.back()], height[child] + 1);
+  };
+  for (size_t k = 0; k < order.size(); ++k) {
+    const uint32_t i = order[k];
+    if (k > 0 && lane(order[k - 1]) != lane(i)) {
+      while (!stack.empty()) pop();
+    }
+    while (!stack.empty() && spans[stack.back()].end_ns < spans[i].end_ns) pop();
+    stack.push_back(i);
+  }
+  while (!stack.empty()) pop();
+  for (uint32_t& h : height) ++h;
+  return height;
+}
+
 std::string RangePath(const Trace& trace, const RangeLinks& links, uint64_t range_id) {
   std::string_view names[kMaxRangeDepth];  // innermost first
   size_t depth = 0;

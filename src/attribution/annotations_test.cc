@@ -322,6 +322,56 @@ TEST(BuildDeviceSpans, RunningTwiceGivesTheSameResult) {
   EXPECT_EQ(Unresolved(t), 1);
 }
 
+DeviceSpan Span(uint64_t range, uint64_t start, uint64_t end, uint32_t stream = kStream,
+                uint32_t device = 0) {
+  return DeviceSpan{range, start, end, device, stream, 0, kNoString};
+}
+
+TEST(DeviceSpanPads, OneNanosecondMorePerLevelNestedInside) {
+  // stream 7: a > {b > c, d}; e apart. Stream 8: f alone. Device 1, stream 7: g > h.
+  const std::vector<DeviceSpan> spans = {Span(1, 100, 900),
+                                         Span(2, 100, 500),
+                                         Span(3, 200, 500),
+                                         Span(4, 600, 900),
+                                         Span(5, 1000, 1100),
+                                         Span(6, 100, 900, 8),
+                                         Span(7, 100, 900, kStream, 1),
+                                         Span(8, 100, 200, kStream, 1)};
+  EXPECT_EQ(DeviceSpanPads(spans), (std::vector<uint32_t>{3, 2, 1, 1, 1, 1, 2, 1}));
+}
+
+TEST(DeviceSpanPads, EqualBoundsNestInOrderAndOrderOfInputDoesNotMatter) {
+  // Three ranges over exactly the same work (outer > mid > inner): the first listed is outermost.
+  std::vector<DeviceSpan> spans = {Span(1, 100, 200), Span(2, 100, 200), Span(3, 100, 200),
+                                   Span(4, 150, 160)};
+  EXPECT_EQ(DeviceSpanPads(spans), (std::vector<uint32_t>{4, 3, 2, 1}));
+  std::swap(spans[0], spans[3]);  // inner-most first: the extent decides, then the order
+  EXPECT_EQ(DeviceSpanPads(spans), (std::vector<uint32_t>{1, 4, 3, 2}));
+}
+
+TEST(DeviceSpanPads, OverlapWithoutNestingAndEmptyInput) {
+  // Ranges of two threads on one stream: b starts inside a and ends after it; neither nests.
+  EXPECT_EQ(DeviceSpanPads({Span(1, 100, 300), Span(2, 200, 400), Span(3, 250, 260)}),
+            (std::vector<uint32_t>{1, 2, 1}));
+  EXPECT_TRUE(DeviceSpanPads({}).empty());
+}
+
+TEST(DeviceSpanPads, CapturedReplaysUnderARuntimeRange) {
+  Trace t;
+  AddRange(t, 1, 0, "train step");
+  AddRange(t, 5, 0, "layer");
+  AddRange(t, 6, 5, "attn");
+  for (uint32_t c = 100; c < 103; ++c) AddExternal(t, c, 1);
+  AddCapturedReplays(t, 3, 100, 10000);
+  BuildDeviceSpans(t);
+  const std::vector<uint32_t> pads = DeviceSpanPads(t.device_spans);
+  ASSERT_EQ(pads.size(), t.device_spans.size());
+  for (size_t i = 0; i < pads.size(); ++i) {
+    const uint64_t range = t.device_spans[i].range_id;
+    EXPECT_EQ(pads[i], range == 1 ? 3u : range == 5 ? 2u : 1u) << "range " << range;
+  }
+}
+
 TEST(RangePath, JoinsNamesOutermostFirst) {
   Trace t;
   AddRange(t, 1, 0, "model");

@@ -67,6 +67,7 @@ class Writer {
   Writer(const Trace& trace, JsonOutput& out) : t_(trace), out_(out), links_(trace) {}
 
   Status Write() {
+    pads_ = DeviceSpanPads(t_.device_spans);
     Scan();
     WriteTraceHeader(t_, base_ns_, out_);
     out_.Raw("  \"traceEvents\": [\n  ");
@@ -75,7 +76,8 @@ class Writer {
     t_.ranges.ForEach([this](const UserRange& r) { WriteRange(r); });
     BuildCorrelationIndex();
     t_.gpu.ForEach([this](const GpuActivity& a) { WriteGpu(a); });
-    for (const DeviceSpan& s : t_.device_spans) WriteDeviceSpan(s);
+    for (size_t i = 0; i < t_.device_spans.size(); ++i)
+      WriteDeviceSpan(t_.device_spans[i], pads_[i]);
     out_.StringField("\n  ],\n  \"traceName\": ", t_.trace_name);
     out_.Raw("\n}\n");
     return out_.Flush();
@@ -92,12 +94,27 @@ class Writer {
       uint64_t key = (uint64_t{a.device} << 32) | a.stream;
       if (key != last_key) keys.insert(key), last_key = key;
     });
+    std::unordered_set<uint64_t> threads;
+    last_key = UINT64_MAX;
+    auto add_thread = [&](uint64_t pid, uint64_t tid) {
+      const uint64_t key = (pid << 32) | tid;
+      if (key != last_key) threads.insert(key), last_key = key;
+    };
     t_.api.ForEach([&](const ApiCall& a) {
       if (a.start_ns != 0) earliest = std::min(earliest, a.start_ns);
+      add_thread(a.pid, a.tid);
     });
     t_.ranges.ForEach([&](const UserRange& r) {
       if (r.start_ns != 0) earliest = std::min(earliest, r.start_ns);
+      add_thread(r.pid, r.tid);
     });
+    for (const auto& [tid, name] : t_.thread_names) add_thread(t_.pid, tid);
+    threads_.assign(threads.begin(), threads.end());
+    std::sort(threads_.begin(), threads_.end());
+    for (size_t i = 0; i < t_.device_spans.size(); ++i) {  // widened: they start before their work
+      const uint64_t start = t_.device_spans[i].start_ns;
+      if (start > pads_[i]) earliest = std::min(earliest, start - pads_[i]);
+    }
     base_ns_ = t_.start_ns != 0 ? t_.start_ns : (earliest == UINT64_MAX ? 0 : earliest);
     streams_.assign(keys.begin(), keys.end());
     std::sort(streams_.begin(), streams_.end());
@@ -118,10 +135,20 @@ class Writer {
     out_.Raw("\":");
   }
 
+  void SortIndex(std::string_view what, uint64_t pid, uint64_t tid, int64_t index) {
+    out_.Raw(",\n  ");
+    MetadataHead(what, pid, tid, "sort_index");
+    out_.Int(index);
+    out_.Raw("}}");
+  }
+
+  // Names and sort indices as kineto writes them: the CPU process (sorted by its pid) before the
+  // GPUs (kGpuSortIndexBase + device id), each GPU's streams by stream id, CPU threads by tid.
   void WriteMetadata() {
     MetadataHead("process_name", t_.pid, 0, "name");
     out_.String(t_.process_name);
     out_.Raw("}}");
+    SortIndex("process_sort_index", t_.pid, 0, t_.pid);
     for (uint32_t id : device_ids_) {
       out_.Raw(",\n  ");
       MetadataHead("process_name", id, 0, "name");
@@ -134,22 +161,23 @@ class Writer {
         out_.String(dev->name);
         out_.Raw("}}");
       }
-      out_.Raw(",\n  ");
-      MetadataHead("process_sort_index", id, 0, "sort_index");
-      out_.Int(kGpuSortIndexBase + id);
-      out_.Raw("}}");
+      SortIndex("process_sort_index", id, 0, kGpuSortIndexBase + id);
     }
     for (uint64_t key : streams_) {
       out_.Raw(",\n  ");
       MetadataHead("thread_name", key >> 32, key & 0xFFFFFFFFu, "name");
       out_.Field("\"stream ", key & 0xFFFFFFFFu);
       out_.Raw("\"}}");
+      SortIndex("thread_sort_index", key >> 32, key & 0xFFFFFFFFu, key & 0xFFFFFFFFu);
     }
     for (const auto& [tid, name] : t_.thread_names) {
       out_.Raw(",\n  ");
       MetadataHead("thread_name", t_.pid, tid, "name");
       out_.String(name);
       out_.Raw("}}");
+    }
+    for (uint64_t key : threads_) {
+      SortIndex("thread_sort_index", key >> 32, key & 0xFFFFFFFFu, key & 0xFFFFFFFFu);
     }
   }
 
@@ -224,14 +252,23 @@ class Writer {
     out_.Raw("}}");
   }
 
-  // The exact extent of the range's work on one stream (kineto widens it by 1 ns each side for
-  // Chrome's nesting; we do not, so the span can be checked against its kernels).
-  void WriteDeviceSpan(const DeviceSpan& s) {
-    out_.StringField(",\n  {\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":", StringOf(s.name));
+  // The extent of the range's work on one stream widened by `pad_ns` on each side, so that every
+  // viewer nests it around what it contains (DeviceSpanPads says how much and why); "widened
+  // (ns)" says by how much, so a reader can take the exact extent back.
+  void WriteDeviceSpan(const DeviceSpan& s, uint32_t pad_ns) {
+    out_.StringField(",\n  {\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":",
+                     StringOf(s.name));
     out_.Field(",\"pid\":", s.device);
     out_.Field(",\"tid\":", s.stream);
-    Time(s.start_ns, s.end_ns);
+    const int64_t start = static_cast<int64_t>(s.start_ns - base_ns_) - pad_ns;
+    const int64_t end = static_cast<int64_t>(std::max(s.end_ns, s.start_ns) - base_ns_) + pad_ns;
+    const int64_t ts = std::max<int64_t>(start, 0);
+    out_.Raw(",\"ts\":");
+    out_.MicrosFromNs(ts);
+    out_.Raw(",\"dur\":");
+    out_.MicrosFromNs(end > ts ? end - ts : 0);
     out_.Field(",\"args\":{\"External id\":", s.range_id);
+    out_.Field(",\"widened (ns)\":", pad_ns);
     if (s.replay_correlation != 0) {
       out_.Field(",\"replay correlation\":", s.replay_correlation);
     }
@@ -386,8 +423,10 @@ class Writer {
   const Trace& t_;
   JsonOutput& out_;
   uint64_t base_ns_ = 0;
+  std::vector<uint32_t> pads_;     // per device span, DeviceSpanPads
   std::vector<uint64_t> streams_;  // (device << 32) | stream, sorted
   std::vector<uint32_t> device_ids_;
+  std::vector<uint64_t> threads_;           // CPU (pid << 32) | tid with records or a name, sorted
   std::vector<std::string> kernel_prefix_;  // by StringId, "" until first use
   std::vector<std::string> api_prefix_;     // by StringId * domains + domain
   std::unordered_map<uint32_t, const ApiCall*> api_by_correlation_;

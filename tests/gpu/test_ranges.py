@@ -38,9 +38,12 @@ ext = {e["args"]["External id"]: e for e in cpu}
 
 
 def span_matches(span, ks):
+    """The span's exact extent (its written bounds less "widened (ns)" each side) is its work's."""
     lo = min(k["ts"] for k in ks)
     hi = max(k["ts"] + k["dur"] for k in ks)
-    return abs(span["ts"] - lo) < 0.0015 and abs(span["ts"] + span["dur"] - hi) < 0.0015
+    pad = span["args"]["widened (ns)"] / 1000
+    return (pad > 0 and abs(span["ts"] + pad - lo) < 0.0005 and
+            abs(span["ts"] + span["dur"] - pad - hi) < 0.0005)
 
 
 # Runtime ranges: setup covers exactly its three kernels, replay exactly its 150.
