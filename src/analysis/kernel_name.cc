@@ -100,10 +100,30 @@ size_t OffsetOfCodePoint(std::string_view s, size_t n) {
   return s.size();
 }
 
+// The start of the code point holding byte `i` of `s`.
+size_t CodePointStart(std::string_view s, size_t i) {
+  while (i > 0 && i < s.size() && IsContinuation(static_cast<unsigned char>(s[i]))) --i;
+  return i;
+}
+
 }  // namespace
 
+std::string CappedName(std::string_view name, size_t max_bytes) {
+  if (name.size() <= max_bytes) return std::string(name);
+  if (max_bytes < kEllipsis.size())
+    return std::string(name.substr(0, CodePointStart(name, max_bytes)));
+  const size_t keep = max_bytes - kEllipsis.size();
+  const size_t head = CodePointStart(name, keep / 2);
+  size_t tail = name.size() - (keep - keep / 2);
+  while (tail < name.size() && IsContinuation(static_cast<unsigned char>(name[tail]))) ++tail;
+  return std::string(name.substr(0, head)) + std::string(kEllipsis) +
+         std::string(name.substr(tail));
+}
+
 std::string ShortKernelName(std::string_view name, size_t max_chars) {
-  std::string_view s = Trim(name);
+  constexpr size_t kLookedAt = size_t{64} << 10;
+  const std::string capped = name.size() > kLookedAt ? CappedName(name, kLookedAt) : std::string();
+  std::string_view s = Trim(capped.empty() ? name : std::string_view(capped));
   if (s.starts_with("void ")) s.remove_prefix(5);
   if (size_t params = ParameterListStart(s); params != std::string_view::npos) {
     s = s.substr(0, params);

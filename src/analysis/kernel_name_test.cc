@@ -48,6 +48,19 @@ TEST(ShortKernelName, ThenTemplatesThenNamespacesThenTheMiddle) {
   EXPECT_EQ(ShortKernelName("ééééééééé", 5), "éé…éé");
 }
 
+TEST(CappedName, HeadAndTailAroundAnEllipsisWithinTheBound) {
+  EXPECT_EQ(CappedName("short", 1024), "short");
+  EXPECT_EQ(CappedName("abcdefghij", 10), "abcdefghij");
+  EXPECT_EQ(CappedName("abcdefghijk", 9), "abc\xE2\x80\xA6ijk");  // 3 + 3 bytes of ellipsis + 3
+  // Cut at code point boundaries: never half of "é" (2 bytes).
+  const std::string accents = "\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9";
+  const std::string capped = CappedName(accents, 8);
+  EXPECT_LE(capped.size(), 8u);
+  EXPECT_EQ(capped, "\xC3\xA9\xE2\x80\xA6\xC3\xA9");
+  const std::string huge(100 << 20, 'x');  // 100 MiB
+  EXPECT_EQ(CappedName(huge).size(), kMaxNameBytes);
+}
+
 TEST(FitKernelName, WholeWhenItFits) {
   const std::string k = "void node_kernel<3>(float*, int)";  // 32 code points
   EXPECT_EQ(FitKernelName(k, 0), k);

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <utility>
 
+#include "analysis/terminal_text.h"
+
 namespace nodescope::cli {
 namespace {
 
@@ -13,74 +15,7 @@ constexpr std::string_view kEllipsis = "\u2026";
 
 bool IsContinuation(unsigned char c) { return (c & 0xC0) == 0x80; }
 
-// Bytes in the well-formed UTF-8 sequence at s[i] (a multi-byte lead), or 0 when ill-formed.
-size_t SequenceLength(std::string_view s, size_t i) {
-  const auto at = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char lead = at(i);
-  size_t len = 0;
-  unsigned char lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    len = 2;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    len = 3;
-    if (lead == 0xE0) lo = 0xA0;
-    if (lead == 0xED) hi = 0x9F;  // no surrogates
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    len = 4;
-    if (lead == 0xF0) lo = 0x90;
-    if (lead == 0xF4) hi = 0x8F;
-  } else {
-    return 0;
-  }
-  if (i + len > s.size() || at(i + 1) < lo || at(i + 1) > hi) return 0;
-  for (size_t k = i + 2; k < i + len; ++k) {
-    if (!IsContinuation(at(k))) return 0;
-  }
-  return len;
-}
-
-void AppendHex(const char* format, unsigned value, std::string& out) {
-  char buf[8];
-  std::snprintf(buf, sizeof(buf), format, value);
-  out += buf;
-}
-
 }  // namespace
-
-std::string Printable(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size();) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      if (c == '\n') {
-        out += "\\n";
-      } else if (c == '\t') {
-        out += "\\t";
-      } else if (c == '\r') {
-        out += "\\r";
-      } else if (c < 0x20 || c == 0x7F) {
-        AppendHex("\\x%02X", c, out);
-      } else {
-        out += static_cast<char>(c);
-      }
-      ++i;
-      continue;
-    }
-    const size_t len = SequenceLength(s, i);
-    if (len == 0) {
-      AppendHex("\\x%02X", c, out);
-      ++i;
-    } else if (c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0) {
-      AppendHex("\\u%04X", static_cast<unsigned char>(s[i + 1]), out);  // C1 control
-      i += len;
-    } else {
-      out.append(s.substr(i, len));
-      i += len;
-    }
-  }
-  return out;
-}
 
 size_t DisplayWidth(std::string_view s) {
   return static_cast<size_t>(std::count_if(
@@ -130,9 +65,11 @@ std::string ShortenPath(std::string_view s, size_t width) {
 }
 
 std::string CsvField(std::string_view s) {
-  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
-  std::string out = "\"";
-  for (char c : s) {
+  const std::string text = analysis::TerminalText(s);  // also turns a leading tab or CR into text
+  const bool formula = !text.empty() && std::string_view("=+-@").find(text[0]) != std::string::npos;
+  if (!formula && text.find_first_of(",\"") == std::string::npos) return text;
+  std::string out = formula ? "\"'" : "\"";
+  for (char c : text) {
     if (c == '"') out += '"';
     out += c;
   }

@@ -1,4 +1,4 @@
-// Text helpers of `nodescope nodes`: safe names, middle shortening, units, CSV fields, a table.
+// Text helpers of `nodescope nodes`: middle shortening, units, CSV fields, a table.
 #pragma once
 
 #include <cstddef>
@@ -7,10 +7,6 @@
 #include <vector>
 
 namespace nodescope::cli {
-
-// `s` made safe for a terminal: control characters (C0, DEL, C1) become \n, \t, \r or \xNN /
-// \u00NN escapes, bytes that are not UTF-8 become \xNN. Other characters pass through.
-std::string Printable(std::string_view s);
 
 // Code points in UTF-8 `s` (the columns it takes, for the names we print).
 size_t DisplayWidth(std::string_view s);
@@ -24,7 +20,10 @@ std::string ShortenMiddle(std::string_view s, size_t width);
 // name without '/' is cut in the middle. width 0: unchanged.
 std::string ShortenPath(std::string_view s, size_t width);
 
-// One RFC 4180 field: quoted (with doubled quotes) when it holds a comma, quote, CR or LF.
+// One RFC 4180 field of text from a trace: escaped as analysis::TerminalText() does (no control
+// character, line break or bidirectional override stays), quoted (with doubled quotes) when it
+// holds a comma or a quote, and, when it starts with = + - or @ (a formula to a spreadsheet),
+// quoted with a ' in front: "'=1+2".
 std::string CsvField(std::string_view s);
 
 // A number for a table cell: about four significant digits (9.750, 26.00, 390.0, 4096).
@@ -61,7 +60,7 @@ class TextTable {
   std::string_view Separator(size_t column) const;
 
   std::vector<std::string> headers_;
-  size_t left_aligned_from_;  // columns from this index on are left-aligned
+  size_t left_aligned_from_;           // columns from this index on are left-aligned
   std::vector<Shortener> shorteners_;  // by column
   std::vector<std::vector<std::string>> rows_;
 };

@@ -12,17 +12,6 @@
 namespace nodescope::cli {
 namespace {
 
-TEST(NodesFormat, PrintableEscapesControlsAndBadUtf8) {
-  EXPECT_EQ(Printable("void k<1>(float*)"), "void k<1>(float*)");
-  EXPECT_EQ(Printable("a\nb\tc\rd\x01\x7f"), "a\\nb\\tc\\rd\\x01\\x7F");
-  EXPECT_EQ(Printable("\xc2\xb5s \xe2\x80\xa6"), "\xc2\xb5s \xe2\x80\xa6");  // "µs …" pass
-  EXPECT_EQ(Printable("\xc2\x9b[2J"), "\\u009B[2J");                         // C1 CSI
-  EXPECT_EQ(Printable("x\xff"), "x\\xFF");
-  EXPECT_EQ(Printable("\xe2\x80"), "\\xE2\\x80");           // truncated sequence
-  EXPECT_EQ(Printable("\xed\xa0\x80"), "\\xED\\xA0\\x80");  // a surrogate
-  EXPECT_EQ(Printable("\xc0\xaf"), "\\xC0\\xAF");           // overlong '/'
-}
-
 TEST(NodesFormat, ShortenMiddleKeepsHeadAndTail) {
   EXPECT_EQ(ShortenMiddle("abcdefghij", 0), "abcdefghij");
   EXPECT_EQ(ShortenMiddle("abcdefghij", 10), "abcdefghij");
@@ -44,7 +33,9 @@ TEST(NodesFormat, ShortenPathDropsOuterPartsFirst) {
   EXPECT_EQ(ShortenPath(p, 13), "\xe2\x80\xa6/layer.2/mlp");
   // Not "…/mlp", which would not say which layer: the end of the path.
   EXPECT_EQ(ShortenPath(p, 12), "\xe2\x80\xa6layer.2/mlp");
-  EXPECT_EQ(ShortenPath(p, 9), "\xe2\x80\xa6" "er.2/mlp");
+  EXPECT_EQ(ShortenPath(p, 9),
+            "\xe2\x80\xa6"
+            "er.2/mlp");
   EXPECT_EQ(ShortenPath(p, 1), "\xe2\x80\xa6");
   EXPECT_EQ(ShortenPath("a/b/c/d", 5), "\xe2\x80\xa6/c/d");
   EXPECT_EQ(ShortenPath("a/", 1), "\xe2\x80\xa6");
@@ -56,8 +47,23 @@ TEST(NodesFormat, CsvFieldQuotesPerRfc4180) {
   EXPECT_EQ(CsvField(""), "");
   EXPECT_EQ(CsvField("f(float*, int)"), "\"f(float*, int)\"");
   EXPECT_EQ(CsvField("say \"hi\""), "\"say \"\"hi\"\"\"");
-  EXPECT_EQ(CsvField("two\nlines"), "\"two\nlines\"");
-  EXPECT_EQ(CsvField("cr\r"), "\"cr\r\"");
+}
+
+// OWASP's CSV injection advice: a cell that a spreadsheet would read as a formula starts with '.
+TEST(NodesFormat, CsvFieldNeutralisesFormulasAndEscapesControls) {
+  EXPECT_EQ(CsvField("=HYPERLINK(\"http://x\",\"y\")"),
+            "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"");
+  EXPECT_EQ(CsvField("+cmd"), "\"'+cmd\"");
+  EXPECT_EQ(CsvField("-2+3"), "\"'-2+3\"");
+  EXPECT_EQ(CsvField("@SUM(A1)"), "\"'@SUM(A1)\"");
+  EXPECT_EQ(CsvField("\tx"), "\\tx");  // a leading tab or CR becomes text, no longer a trigger
+  EXPECT_EQ(CsvField("\rcr"), "\\rcr");
+  EXPECT_EQ(CsvField("a=b"), "a=b");
+  EXPECT_EQ(CsvField("two\nlines"), "two\\nlines");
+  EXPECT_EQ(CsvField("esc\x1b[31mred"), "esc\\x1B[31mred");
+  EXPECT_EQ(CsvField("\xe2\x80\xae"
+                     "evil"),
+            "\\u202Eevil");
 }
 
 TEST(NodesFormat, NumbersAndUnits) {
@@ -147,6 +153,7 @@ TEST(NodesOutput, CsvAndJson) {
             "0.000,,0.166667\r\n");
   EXPECT_EQ(NodesJson("t.json", Stats()),
             R"j({"trace":"t.json","graphs":[{"graph_id":5,"replays":2,"node_count":2,)j"
+            R"j("node_graph_mismatches":0,)j"
             R"j("gpu_total_us":12.000,"gpu_per_replay_us":{"p50":5.000,"p99":7.000},)j"
             R"j("span_per_replay_us":{"p50":7.000,"p99":8.000},)j"
             R"j("idle_per_replay_us":{"mean":1.500,"p99":2.000},"gaps_per_replay":1.000000,)j"
@@ -186,6 +193,30 @@ TEST(NodesOutput, DiffAgainstItself) {
   EXPECT_EQ(DiffJson("a.json", "b.json", {}),
             "{\"trace_a\":\"a.json\",\"trace_b\":\"b.json\","
             "\"graphs\":[]}\n");
+}
+
+// Names from a trace reach the table escaped and bounded, whatever the width.
+TEST(NodesOutput, NamesAreEscapedAndBounded) {
+  const std::string huge(1 << 20, 'h');  // 1 MiB
+  const std::string trace =
+      R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"\u202eevil\u001b[2J","ts":0,"dur":1,)"
+      R"("args":{"graph id":5,"graph node id":21474836480,"scope":"s\u2066x"}},)"
+      R"({"ph":"X","cat":"kernel","name":")" +
+      huge +
+      R"(","ts":2,"dur":1,)"
+      R"("args":{"graph id":5,"graph node id":21474836481}}]})";
+  StatusOr<analysis::GraphNodes> nodes = analysis::CollectNodeSeriesFromText("t\x1b.json", trace);
+  ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
+  const std::vector<analysis::GraphStats> stats = analysis::ComputeNodeStats(*nodes);
+  for (size_t width : {0, 80, 200}) {
+    const std::string text = NodesText("t\x1b.json", stats, width);
+    EXPECT_EQ(text.find('\x1b'), std::string::npos) << width;
+    EXPECT_EQ(text.find("\xe2\x80\xae"), std::string::npos) << width;  // U+202E
+    EXPECT_EQ(text.find("\xe2\x81\xa6"), std::string::npos) << width;  // U+2066
+    EXPECT_NE(text.find("t\\x1B.json"), std::string::npos) << width;
+    EXPECT_LT(text.size(), 4096u) << width;
+  }
+  EXPECT_NE(NodesText("t", stats, 0).find("\\u202Eevil\\x1B[2J"), std::string::npos);
 }
 
 }  // namespace
