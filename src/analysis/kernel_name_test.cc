@@ -20,30 +20,48 @@ TEST(ShortKernelName, DropsReturnTypeAndParametersFirst) {
             "ns::(anonymous namespace)::k<int>");
 }
 
-TEST(ShortKernelName, ThenTemplatesThenNamespacesThenTheMiddle) {
+// What tells instances apart stays longest: the functor of an elementwise kernel, the tile shape
+// of a GEMM (issue 9: "vectorized_…nel<…>" and "sm80_xmma_g…cublas" said nothing).
+TEST(ShortKernelName, ThenNamespacesThenWhatTellsInstancesApart) {
   const char* gelu =
       "void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl("
       "at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::"
       "{lambda(float)#1}, at::detail::Array<char*, 2> >(int, at::detail::Array<char*, 2>)";
-  EXPECT_EQ(ShortKernelName(gelu, 50), "at::native::vectorized_elementwise_kernel<…>");
-  // Before the arguments go, what is nested in them does.
+  // Namespaces first, then each template argument reduced to what names it.
+  EXPECT_EQ(ShortKernelName(gelu, 70),
+            "vectorized_elementwise_kernel<4, GeluCUDAKernelImpl, Array<char*, 2>>");
+  // Then numbers, then the last arguments; the functor stays.
+  EXPECT_EQ(ShortKernelName(gelu, 60), "vectorized_elementwise_kernel<GeluCUDAKernelImpl, …>");
+  // Then the kernel's own name gives way.
+  EXPECT_EQ(ShortKernelName(gelu, 40), "vectorized…<GeluCUDAKernelImpl, …>");
+  EXPECT_EQ(CodePoints(ShortKernelName(gelu, 40)), 34u);
   const char* add =
       "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
       "std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)";
   EXPECT_EQ(ShortKernelName(add, 100),
-            "at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<…>, "
-            "std::array<…> >");
-  EXPECT_EQ(ShortKernelName("void k<G(int, float)::L, 2>(int)", 13), "k<G(…)::L, 2>");
-  EXPECT_EQ(ShortKernelName(gelu, 40), "vectorized_elementwise_kernel<…>");
-  // A lone identifier as template argument is the kernel's real name: it stays.
+            "vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+            "std::array<char*, 3ul> >");
+  EXPECT_EQ(ShortKernelName(add, 60), "vectorized_elementwise_kernel<CUDAFunctor_add<float>, …>");
+  EXPECT_EQ(ShortKernelName("void k<G(int, float)::L, 2>(int)", 13), "k<G, 2>");
+  // cuBLAS: whole tokens go, the family and the tile shape stay.
+  const char* gemm =
+      "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize64x64x8_stage3_warpsize1x4x1_ffma_aligna4_"
+      "alignc4_execute_kernel__5x_cublas";
+  EXPECT_EQ(ShortKernelName(gemm, 74),
+            "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize64x64x8…warpsize1x4x1…cublas");
+  EXPECT_EQ(ShortKernelName(gemm, 40), "sm80_xmma_gemm_f32f32…tilesize64x64x8…");
+  EXPECT_EQ(ShortKernelName(gemm, 32), "sm80_xmma_gemm…tilesize64x64x8…");
+  EXPECT_EQ(ShortKernelName(gemm, 24), "sm80…tilesize64x64x8…");
+  // A lone identifier as template argument is the kernel's real name: its tokens go as above.
   const char* cutlass =
       "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>("
       "cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4::Params)";
   EXPECT_EQ(ShortKernelName(cutlass, 80),
             "cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>");
-  std::string cut = ShortKernelName(cutlass, 30);
-  EXPECT_EQ(CodePoints(cut), 30u);
-  EXPECT_EQ(cut, "Kernel<cutlass_80_t…nn_align4>");
+  EXPECT_EQ(ShortKernelName(cutlass, 50), "Kernel<cutlass_80_tensorop_s1688gemm_128x128…>");
+  EXPECT_EQ(ShortKernelName(cutlass, 30), "Kernel<cutlass_80…128x128…>");
+  // When nothing that tells instances apart fits: "k<…>", then the middle.
+  EXPECT_EQ(ShortKernelName(gelu, 16), "vectorized…el<…>");
   EXPECT_EQ(ShortKernelName("abcdefgh", 2), "ab");
   EXPECT_EQ(ShortKernelName("ééééééééé", 5), "éé…éé");
 }

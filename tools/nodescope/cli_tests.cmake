@@ -101,9 +101,9 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_analysis)
   nodescope_cli_test(nodes sample EXIT 0 ARGS ${sample} STDERR "^$"
     STDOUT "^[^\n]*/sample.json\n\ngraph 5: 2 nodes, 1 replay, 5.900 us GPU time in all\n.*first replay +5.900 us GPU time, 1.00x the median\n.*\n +0 +1 5.000 5.000 [^\n]* 84.7%  void kernel<3>\\(float\\*\\)\n +1 +1 0.900 [^\n]*  weird \"quoted\" \\\\path\\\\n\n$")
   nodescope_cli_test(nodes clean EXIT 0 ARGS ${data}/clean.json --width 90 STDERR "^$"
-    STDOUT "graph 1: 6 nodes, 5 replays, 45.00 us GPU time in all\n  GPU time per replay +p50 9.000 us   p99 9.000 us\n.*idle gaps per replay +mean 3.500 us   p99 3.500 us   \\(5.00 gaps per replay\\)\n.*\n     0       5 7.500 1.500 [^\n]* 16.7%  step0<float>\n.*graph 2: 2 nodes, 3 replays")
+    STDOUT "graph 1: 6 nodes, 5 replays, 45.00 us GPU time in all\n  GPU time per replay +p50 9.000 us   p99 9.000 us\n.*idle gaps per replay +mean 3.500 us   p99 3.500 us   \\(5.00 gaps per replay\\)\n.*\n     0       5 7.500 1.500 [^\n]* 16.7%\n      void step0<float>\\(float\\*, int\\)\n.*graph 2: 2 nodes, 3 replays")
   nodescope_cli_test(nodes gzip EXIT 0 ARGS ${data}/clean.json.gz --width 90 STDERR "^$"
-    STDOUT "^[^\n]*/clean.json.gz\n\ngraph 1: 6 nodes, 5 replays, 45.00 us GPU time in all\n.*\n     0       5 7.500 1.500 [^\n]* 16.7%  step0<float>\n.*graph 2: 2 nodes, 3 replays")
+    STDOUT "^[^\n]*/clean.json.gz\n\ngraph 1: 6 nodes, 5 replays, 45.00 us GPU time in all\n.*\n     0       5 7.500 1.500 [^\n]* 16.7%\n      void step0<float>\\(float\\*, int\\)\n.*graph 2: 2 nodes, 3 replays")
   nodescope_cli_test(nodes top EXIT 0 ARGS ${data}/replays_8x200.json --top 2 --width 0 STDERR "^$"
     STDOUT "graph 3: 8 nodes \\(top 2 shown\\), 200 replays.*\n +0 +200 36.36 181.8 [^\n]*  void cutlass::[^\n]*\n +4 +200 [^\n]*void flash_fwd_kernel[^\n]*\n$")
   nodescope_cli_test(nodes csv EXIT 0 ARGS ${data}/clean.json --csv STDERR "^$" PARSE csv ROWS 8

@@ -212,8 +212,8 @@ void AddNodesCommand(CLI::App& app, int* exit_code) {
   csv->excludes(json);
   CLI::Option* width = nodes->add_option(
       "--width", opts->width,
-      "Text width; long names are shortened in the middle (default: the terminal's, or 100; "
-      "0: never shorten)");
+      "Text width; long names are shortened to what tells kernels apart, or get a line of "
+      "their own under their row (default: the terminal's, or 100; 0: never shorten)");
   width->check(NotNegative());
   nodes->callback([opts, exit_code, graph, width]() {
     opts->graph_set = graph->count() > 0;

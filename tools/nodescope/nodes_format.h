@@ -41,19 +41,26 @@ TimeUnit UnitFor(double max_us);
 
 // A plain text table: right-aligned columns, then left-aligned ones. To fit a width, the last
 // column takes the rest of the line and other left-aligned ones at most a third of what the
-// right-aligned ones leave; cells are shortened in the middle, or as SetShortener() says (a kernel
-// name column: analysis::FitKernelName).
+// right-aligned ones leave; where the last column would then be narrower than kOwnLineBelow and
+// one of its cells would lose part of itself (an "…"), the left-aligned columns go on a line of
+// their own under each row, indented by four more spaces, and share it the same way. Cells are
+// shortened in the middle, or as SetShortener() says (a kernel name column:
+// analysis::FitKernelName).
 class TextTable {
  public:
   using Shortener = std::string (*)(std::string_view, size_t);
   TextTable(std::vector<std::string> headers, size_t left_aligned_from);
   void SetShortener(size_t column, Shortener shorten) { shorteners_.at(column) = shorten; }
+  // A second header line (units), printed under the headers.
+  void UnitRow(std::vector<std::string> cells);
   void Row(std::vector<std::string> cells);
   // Lines of at most `width` columns where possible (0: no limit), each starting with `indent`
   // spaces. The last column is never cut below kMinLastColumn code points.
   std::string Render(size_t indent, size_t width) const;
 
   static constexpr size_t kMinLastColumn = 16;
+  // A last column narrower than this (and than its cells) moves to a line of its own.
+  static constexpr size_t kOwnLineBelow = 40;
 
  private:
   // Between right-aligned columns one space, before a left-aligned one two.
@@ -62,6 +69,8 @@ class TextTable {
   std::vector<std::string> headers_;
   size_t left_aligned_from_;           // columns from this index on are left-aligned
   std::vector<Shortener> shorteners_;  // by column
+  std::vector<std::string> units_;
+  bool has_units_ = false;
   std::vector<std::vector<std::string>> rows_;
 };
 

@@ -117,7 +117,7 @@ std::string NodeTable(const GraphStats& g, size_t width) {
   TextTable table(std::move(headers), first_left);
   if (any_scope) table.SetShortener(first_left, ShortenPath);
   table.SetShortener(first_left + (any_scope ? 1 : 0), analysis::FitKernelName);
-  table.Row(std::move(units));
+  table.UnitRow(std::move(units));
   for (const NodeStats& n : g.nodes) {
     std::vector<std::string> row = {
         NodeLabel(g.graph_id, n.node_id), to_string(n.replays),   InUnit(n.total_us, total),
@@ -240,6 +240,23 @@ std::string DiffName(const NodeDiff& n) {
   return Cell(n.a ? n.a->name : n.b->name);
 }
 
+// A diff's name cell, "A -> B" when the names differ (DiffName), each side fitted as a kernel
+// name into its half.
+std::string FitDiffName(std::string_view cell, size_t width) {
+  int depth = 0;
+  for (size_t i = 0; i + 4 <= cell.size(); ++i) {
+    if (cell[i] == '(' || cell[i] == '<') ++depth;
+    if ((cell[i] == ')' || cell[i] == '>') && depth > 0) --depth;
+    if (depth == 0 && cell.substr(i, 4) == " -> ") {
+      if (width == 0 || DisplayWidth(cell) <= width) return std::string(cell);
+      const size_t side = width > 4 ? (width - 4) / 2 : 1;
+      return analysis::FitKernelName(cell.substr(0, i), side) + " -> " +
+             analysis::FitKernelName(cell.substr(i + 4), width > 4 + side ? width - 4 - side : 1);
+    }
+  }
+  return analysis::FitKernelName(cell, width);
+}
+
 std::string DiffTable(const GraphDiff& d, size_t width) {
   double max_mean = 0;
   for (const NodeDiff& n : d.nodes) {
@@ -248,7 +265,8 @@ std::string DiffTable(const GraphDiff& d, size_t width) {
   }
   const TimeUnit unit = UnitFor(max_mean);
   TextTable table({"node", "mean A", "mean B", "delta", "delta", "name"}, 5);
-  table.Row({"", unit.name, unit.name, unit.name});
+  table.SetShortener(5, FitDiffName);
+  table.UnitRow({"", unit.name, unit.name, unit.name});
   for (const NodeDiff& n : d.nodes) {
     std::string delta = n.a && n.b ? Percent(n.delta_fraction, true) : n.a ? "only A" : "only B";
     table.Row({DiffNodeLabel(n), n.a ? InUnit(n.a->mean_us, unit) : "-",

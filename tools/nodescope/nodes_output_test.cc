@@ -97,11 +97,30 @@ TEST(NodesFormat, TableFitsTheWidth) {
             "   n value  name\n"
             "   1   2.5  short\n"
             "  12 100.0  a_rather_long_kernel_name_that_will_not_fit\n");
-  // 2 + 2 + 1 + 5 + 2 = 12 columns before the name leave 18 of 30.
+  // 2 + 2 + 1 + 5 + 2 = 12 columns before the name leave 18 of 30: fewer than kOwnLineBelow,
+  // so the names go on lines of their own, 4 columns further in, with 24 of the 30.
   EXPECT_EQ(t.Render(2, 30),
+            "   n value\n"
+            "      name\n"
+            "   1   2.5\n"
+            "      short\n"
+            "  12 100.0\n"
+            "      a_rather_lon\xe2\x80\xa6ill_not_fit\n");
+  // 48 of 60 left: the names stay in the rows, shortened.
+  TextTable wide({"n", "value", "name"}, 2);
+  wide.UnitRow({"", "us"});
+  wide.Row({"12", "100.0", "a_rather_long_kernel_name_that_will_not_fit_in_sixty_columns"});
+  EXPECT_EQ(wide.Render(2, 60),
             "   n value  name\n"
-            "   1   2.5  short\n"
-            "  12 100.0  a_rather_\xe2\x80\xa6_not_fit\n");
+            "        us\n"
+            "  12 100.0  a_rather_long_kernel_nam\xe2\x80\xa6ot_fit_in_sixty_columns\n");
+  // The units stay under the headers when the names move.
+  EXPECT_EQ(wide.Render(2, 40),
+            "   n value\n"
+            "        us\n"
+            "      name\n"
+            "  12 100.0\n"
+            "      a_rather_long_ker\xe2\x80\xa6in_sixty_columns\n");  // 34 of 40
   // Never below kMinLastColumn (16).
   EXPECT_EQ(DisplayWidth(t.Render(0, 10).substr(t.Render(0, 10).rfind("a_"))), 17u);
 }
@@ -217,6 +236,29 @@ TEST(NodesOutput, NamesAreEscapedAndBounded) {
     EXPECT_LT(text.size(), 4096u) << width;
   }
   EXPECT_NE(NodesText("t", stats, 0).find("\\u202Eevil\\x1B[2J"), std::string::npos);
+}
+
+// The committed torch.compile-free MLP trace at 80 columns: every line fits, and each name says
+// which kernel it is (issue 9: "Kernel2<cut…lign1>", "sm80_xmma_g…cublas", "vectorized_…nel<…>").
+TEST(NodesOutput, ExampleTraceIsReadableAtEightyColumns) {
+  StatusOr<analysis::GraphNodes> nodes =
+      analysis::CollectNodeSeries(NODESCOPE_EXAMPLES_DIR "/traces/torch_graph_mlp.json");
+  ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
+  const std::string text = NodesText("t.json", analysis::ComputeNodeStats(*nodes), 80);
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = text.find('\n', start);
+    const std::string line = text.substr(start, end - start);
+    EXPECT_LE(DisplayWidth(line), 80u) << line;
+    start = end + 1;
+  }
+  EXPECT_NE(text.find("vectorized_elementwise_kernel<GeluCUDAKernelImpl, \xe2\x80\xa6>"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("<CUDAFunctor_add<float>, \xe2\x80\xa6>"), std::string::npos);
+  EXPECT_NE(text.find("sm80_xmma_gemm_f32f32\xe2\x80\xa6tilesize64x64x8"), std::string::npos);
+  EXPECT_NE(text.find("Kernel2<cutlass_80_simt_sgemm_128x64_8x5_tn_align1>"), std::string::npos);
+  EXPECT_NE(text.find("vectorized_layer_norm_kernel<float, float, false>"), std::string::npos);
 }
 
 }  // namespace
