@@ -125,6 +125,10 @@ std::string CappedName(std::string_view name, size_t max_bytes) {
 
 namespace {
 
+// Names with more tokens or template arguments than this are cut in the middle: dropping parts
+// one at a time costs the square of their number.
+constexpr size_t kMaxParts = 64;
+
 bool IsIdentifier(std::string_view s) {
   return !s.empty() && s.find_first_not_of(
                            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -155,6 +159,7 @@ std::string ElideTokens(std::string_view id, size_t max_chars) {
     if (end == std::string_view::npos) break;
     start = end + 1;
   }
+  if (tokens.size() > kMaxParts) return "";  // not a kernel's name; quadratic below
   size_t first_shape = tokens.size();
   for (size_t i = 0; i < tokens.size() && first_shape == tokens.size(); ++i) {
     if (HasShape(tokens[i])) first_shape = i;
@@ -283,6 +288,7 @@ std::string ShortenTemplate(std::string_view s, size_t max_chars) {
   std::vector<std::string_view> raw;
   const size_t open = SplitTemplateArguments(s, raw);
   if (open == std::string_view::npos) return "";
+  if (raw.size() > kMaxParts) return "";  // not a kernel's name; quadratic below
   const std::string_view base = s.substr(0, open);
   std::vector<std::string> args;
   for (std::string_view a : raw) args.push_back(ArgumentCore(a));

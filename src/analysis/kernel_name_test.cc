@@ -66,6 +66,21 @@ TEST(ShortKernelName, ThenNamespacesThenWhatTellsInstancesApart) {
   EXPECT_EQ(ShortKernelName("ééééééééé", 5), "éé…éé");
 }
 
+// Names made of very many parts are cut in the middle at once, not part by part.
+TEST(ShortKernelName, ManyPartsStayFast) {
+  std::string tokens, args = "k<";
+  for (int i = 0; i < 20000; ++i) {
+    tokens += "ab_";
+    args += i ? ", 1" : "1";
+  }
+  args += ">";
+  for (const std::string& name : {tokens, args}) {
+    const std::string cut = ShortKernelName(name, 40);
+    EXPECT_LE(CodePoints(cut), 40u);
+    EXPECT_GE(CodePoints(cut), 4u);  // "k<…>" at least
+  }
+}
+
 TEST(CappedName, HeadAndTailAroundAnEllipsisWithinTheBound) {
   EXPECT_EQ(CappedName("short", 1024), "short");
   EXPECT_EQ(CappedName("abcdefghij", 10), "abcdefghij");
