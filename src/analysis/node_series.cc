@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <unordered_map>
+#include <utility>
 
 namespace nodescope::analysis {
 namespace {
@@ -15,7 +16,14 @@ bool IsGpuCat(std::string_view cat) {
 
 struct Grouper {
   GraphNodes out;
-  std::unordered_map<uint64_t, size_t> index;  // (graph id, node id) -> nodes[i]; node id is unique
+  struct KeyHash {
+    size_t operator()(const std::pair<uint64_t, uint64_t>& k) const {
+      return std::hash<uint64_t>()(k.second * 0x9E3779B97F4A7C15u ^ k.first);
+    }
+  };
+  // (graph id, node id) -> nodes[i]. The node id alone is unique only while it carries its
+  // graph id, which a trace need not do.
+  std::unordered_map<std::pair<uint64_t, uint64_t>, size_t, KeyHash> index;
 
   Status Visit(const TraceEvent& e) {
     if (e.ph != "X" || !IsGpuCat(e.cat)) return OkStatus();
@@ -39,12 +47,12 @@ struct Grouper {
       if (std::fabs(value) > kMaxUs) {
         char text[64];
         std::snprintf(text, sizeof(text), "%g", value);
-        return DataLossError(std::string(e.source) + ": byte " + std::to_string(e.offset) +
-                             ": \"" + key + "\" is " + text +
-                             " us, too large for a time (at most 1e17 us)");
+        return DataLossError(std::string(e.source) + ": byte " + std::to_string(e.offset) + ": \"" +
+                             key + "\" is " + text + " us, too large for a time (at most 1e17 us)");
       }
     }
-    auto [it, inserted] = index.try_emplace(*e.graph_node_id, out.nodes.size());
+    auto [it, inserted] =
+        index.try_emplace(std::pair{*e.graph_id, *e.graph_node_id}, out.nodes.size());
     if (inserted) {
       NodeSeries s;
       s.graph_id = *e.graph_id;
@@ -65,10 +73,10 @@ struct Grouper {
       return a.graph_id != b.graph_id ? a.graph_id < b.graph_id : a.node_id < b.node_id;
     });
     for (NodeSeries& s : out.nodes) {
-      std::stable_sort(s.occurrences.begin(), s.occurrences.end(),
-                       [](const NodeOccurrence& a, const NodeOccurrence& b) {
-                         return a.start_us < b.start_us;
-                       });
+      if ((s.node_id >> 32) != s.graph_id) ++out.mismatched_nodes;
+      std::stable_sort(
+          s.occurrences.begin(), s.occurrences.end(),
+          [](const NodeOccurrence& a, const NodeOccurrence& b) { return a.start_us < b.start_us; });
     }
     return std::move(out);
   }

@@ -12,7 +12,7 @@
 namespace nodescope::analysis {
 
 struct NodeOccurrence {
-  double start_us = 0;      // "ts": microseconds after the trace's baseTimeNanoseconds
+  double start_us = 0;  // "ts": microseconds after the trace's baseTimeNanoseconds
   double dur_us = 0;
   int64_t correlation = 0;  // the launch's correlation id: one graph replay shares one
 };
@@ -31,6 +31,10 @@ struct GraphNodes {
   TraceMetadata metadata;
   uint64_t gpu_events = 0;    // kernels, copies and fills in the trace
   uint64_t keyed_events = 0;  // of which carry both graph keys
+  // Nodes whose id does not carry their graph id in its upper 32 bits (node id >> 32 != graph
+  // id): not written by CUDA's scheme, so their ordinals mean nothing (`nodescope check` lists
+  // them).
+  uint64_t mismatched_nodes = 0;
 };
 
 // Called after each window read: bytes of the file consumed so far (compressed bytes for a
@@ -38,8 +42,8 @@ struct GraphNodes {
 using ProgressFn = std::function<void(uint64_t done_bytes, uint64_t total_bytes)>;
 
 // Reads the trace at `path` (streaming: memory grows with the keyed events, not the file) and
-// groups keyed GPU events by node. A node seen with several names keeps the first; use
-// `nodescope check` to find such aliased keys.
+// groups keyed GPU events by (graph id, node id). A node seen with several names keeps the first;
+// use `nodescope check` to find such aliased keys.
 StatusOr<GraphNodes> CollectNodeSeries(const std::string& path,
                                        const ProgressFn& progress = nullptr);
 // The same from a trace held in memory (tests).

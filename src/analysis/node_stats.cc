@@ -123,6 +123,9 @@ GraphStats ComputeGraph(const std::vector<NodeSeries>& nodes, size_t begin, size
   GraphStats g;
   g.graph_id = nodes[begin].graph_id;
   g.node_count = end - begin;
+  for (size_t i = begin; i < end; ++i) {
+    if ((nodes[i].node_id >> 32) != g.graph_id) ++g.mismatched_nodes;
+  }
   g.nodes.reserve(end - begin);
   for (size_t i = begin; i < end; ++i) {
     g.nodes.push_back(ComputeNode(nodes[i]));

@@ -43,8 +43,9 @@ struct GraphStats {
   // Distinct correlation ids among the occurrences of the graph's nodes: every node of one replay
   // carries the launch's correlation id (events without one count as one replay together).
   uint64_t replays = 0;
-  size_t node_count = 0;    // nodes of the graph, also when `nodes` is cut by --top
-  double gpu_total_us = 0;  // sum of every node's total
+  size_t node_count = 0;        // nodes of the graph, also when `nodes` is cut by --top
+  size_t mismatched_nodes = 0;  // of which the node id >> 32 is not the graph id
+  double gpu_total_us = 0;      // sum of every node's total
   // Per replay: the sum of its nodes' durations ("GPU time"); the last end minus the first start
   // ("span"); the idle total, the sum over its occurrences sorted by start of the positive gaps
   // start - (latest end among the earlier ones); and the number of such gaps.

@@ -237,6 +237,26 @@ TEST(NodeStats, NoKeysNoGraphs) {
 }
 
 // Graph-keyed work without a start or a duration cannot be costed: an error at its byte, not a 0.
+// Node ids whose upper 32 bits are not their graph id are counted, and a node id seen under two
+// graph ids is two nodes, not one series with the other graph's work in it.
+TEST(NodeSeries, CountsNodeIdsThatDoNotCarryTheirGraphId) {
+  auto event = [](uint64_t graph, uint64_t node, double ts) {
+    return R"({"ph":"X","cat":"kernel","name":"k","ts":)" + std::to_string(ts) +
+           R"(,"dur":1,"args":{"graph id":)" + std::to_string(graph) + R"(,"graph node id":)" +
+           std::to_string(node) + "}}";
+  };
+  const std::string json = R"({"traceEvents":[)" + event(1, 1ull << 32, 1) + "," +
+                           event(1, 2ull << 32 | 1, 2) + "," + event(2, 2ull << 32 | 1, 3) + "," +
+                           event(3, 7ull << 32 | 5, 4) + "]}";
+  StatusOr<GraphNodes> r = CollectNodeSeriesFromText("t.json", json);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->nodes.size(), 4u);
+  EXPECT_EQ(r->mismatched_nodes, 2u);  // (1, 2<<32|1) and (3, 7<<32|5)
+  EXPECT_EQ(r->nodes[1].graph_id, 1u);
+  EXPECT_EQ(r->nodes[1].occurrences.size(), 1u);
+  EXPECT_EQ(r->nodes[2].graph_id, 2u);
+}
+
 TEST(NodeSeries, KeyedWorkWithoutTimesIsAnError) {
   const std::string ok = R"({"ph":"X","cat":"kernel","name":"k","ts":1,"dur":2,)"
                          R"("args":{"graph id":1,"graph node id":4294967296}})";
@@ -255,8 +275,8 @@ TEST(NodeSeries, KeyedWorkWithoutTimesIsAnError) {
   EXPECT_EQ(r.status().message(), "t.json: byte " + std::to_string(head.size()) +
                                       ": a gpu_memset event with graph keys has no \"ts\"");
   r = CollectNodeSeriesFromText("t.json", head + negative + "]}");
-  EXPECT_EQ(r.status().message(), "t.json: byte " + std::to_string(head.size()) +
-                                      ": \"dur\" is negative (-0.500000)");
+  EXPECT_EQ(r.status().message(),
+            "t.json: byte " + std::to_string(head.size()) + ": \"dur\" is negative (-0.500000)");
   const std::string huge = R"({"ph":"X","cat":"kernel","name":"k","ts":1,"dur":1e308,)"
                            R"("args":{"graph id":1,"graph node id":4294967296}})";
   r = CollectNodeSeriesFromText("t.json", head + huge + "]}");

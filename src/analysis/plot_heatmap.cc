@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "analysis/plot_panel.h"
 #include "analysis/kernel_name.h"
+#include "analysis/plot_panel.h"
 #include "analysis/svg_text.h"
 
 namespace nodescope::analysis::plot {
@@ -130,9 +130,9 @@ double DrawHeatmapPanel(const Panel& panel, std::string& out) {
     double median = DurationQuantile(node.occurrences, 0.5) * unit.per_us;
     out += "<g class=\"ns-row\" shape-rendering=\"crispEdges\" data-label=\"" +
            XmlEscaped(ordinal + " " + names[r]) + "\" data-d=\"" + values + "\"><title>" +
-           XmlEscaped(ordinal + " " + node.name) + "\nnode id " + std::to_string(node.node_id) +
-           " \xC2\xB7 median " + Significant(median, 3) + " " + std::string(unit.name) +
-           "</title>\n";
+           XmlEscaped(ordinal + " " + CappedName(node.name)) + "\nnode id " +
+           std::to_string(node.node_id) + " \xC2\xB7 median " + Significant(median, 3) + " " +
+           std::string(unit.name) + "</title>\n";
     const double baseline = y + row_height / 2 + 4;
     out += "<text class=\"nm\" font-weight=\"bold\"" + Attr("x", kLabelLeft) + Attr("y", baseline) +
            ">" + ordinal + "</text><text class=\"nm\"" + Attr("x", name_x) + Attr("y", baseline) +

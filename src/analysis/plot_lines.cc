@@ -2,8 +2,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "analysis/plot_panel.h"
 #include "analysis/kernel_name.h"
+#include "analysis/plot_panel.h"
 #include "analysis/svg_text.h"
 
 namespace nodescope::analysis::plot {
@@ -127,7 +127,7 @@ double DrawLegend(const Panel& panel, const TimeUnit& unit, double legend_top, s
            "\" stroke-width=\"3\"/><text class=\"nm\"" + Attr("x", x + 28) + Attr("y", y) +
            "><tspan font-weight=\"bold\">" + ordinals[i] + "</tspan> " + XmlEscaped(names[i]) +
            " <tspan class=\"md\">\xC2\xB7 " + medians[i] + "</tspan><title>" +
-           XmlEscaped(panel.nodes[i]->name) + "</title></text>\n";
+           XmlEscaped(CappedName(panel.nodes[i]->name)) + "</title></text>\n";
   }
   return legend_top + static_cast<double>(rows) * kLegendRow;
 }
@@ -202,7 +202,7 @@ double DrawLinePanel(const Panel& panel, std::string& out) {
     out += "<polyline class=\"ns-s\" fill=\"none\" stroke=\"" + color +
            "\" stroke-width=\"1.6\" stroke-linejoin=\"round\" points=\"" + points +
            "\" data-label=\"" + XmlEscaped(label) + "\" data-d=\"" + values + "\"><title>" +
-           XmlEscaped(NodeOrdinal(node) + " " + node.name) + "\nnode id " +
+           XmlEscaped(NodeOrdinal(node) + " " + CappedName(node.name)) + "\nnode id " +
            std::to_string(node.node_id) + " \xC2\xB7 median " + Significant(median, 3) + " " +
            std::string(unit.name) + "</title></polyline>\n";
     if (buckets <= 40) {

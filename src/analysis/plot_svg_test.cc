@@ -303,6 +303,29 @@ TEST(PlotSvg, NamesAreEscapedEverywhere) {
   EXPECT_EQ(heat.find("A&B"), std::string::npos);
 }
 
+// A name of any length makes a picture of bounded size: tooltips hold at most kMaxNameBytes.
+TEST(PlotSvg, AHugeNameIsCappedInTooltips) {
+  const std::string huge = "void " + std::string(4 << 20, 'k') + "_tail(float*)";  // 4 MiB
+  std::vector<std::string> events;
+  for (int replay = 0; replay < 3; ++replay) {
+    events.push_back(Event(huge, 2, 0, replay, 1.5));
+    events.push_back(Event("void small(int)", 2, 1, replay, 2.5));
+  }
+  const GraphNodes nodes = Collect(events);
+  for (bool heatmap : {false, true}) {
+    PlotOptions options;
+    options.heatmap = heatmap;
+    const std::string svg = Render(nodes, options);
+    EXPECT_EQ(XmlProblem(svg), "");
+    EXPECT_LT(svg.size(), 32u << 10) << (heatmap ? "heat map" : "lines");
+    EXPECT_NE(svg.find("kkk\xE2\x80\xA6kkk"), std::string::npos);  // the middle cut out
+    EXPECT_NE(svg.find("_tail(float*)"), std::string::npos);       // the end kept
+    StatusOr<std::string> html = RenderPlotHtml(nodes, options);
+    ASSERT_TRUE(html.ok());
+    EXPECT_LT(html->size(), 48u << 10);
+  }
+}
+
 TEST(PlotSvg, ManyNodesMakeAHeatMapWithOneLabelledRowEach) {
   std::vector<std::string> events;
   for (int replay = 0; replay < 30; ++replay) {

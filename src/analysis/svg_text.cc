@@ -1,6 +1,8 @@
 // XML escaping and number formatting for the plots.
 #include "analysis/svg_text.h"
 
+#include "analysis/terminal_text.h"
+
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -11,36 +13,6 @@ namespace {
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 
 bool IsContinuation(unsigned char c) { return (c & 0xC0) == 0x80; }
-
-// Length of the valid UTF-8 sequence starting at s[i] (a lead byte >= 0x80), or 0.
-size_t ValidSequenceLength(std::string_view s, size_t i, uint32_t& code_point) {
-  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
-  unsigned char lead = byte(0);
-  size_t len = 0;
-  unsigned char lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    len = 2;
-    code_point = lead & 0x1Fu;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    len = 3;
-    code_point = lead & 0x0Fu;
-    if (lead == 0xE0) lo = 0xA0;  // overlong
-    if (lead == 0xED) hi = 0x9F;  // surrogates
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    len = 4;
-    code_point = lead & 0x07u;
-    if (lead == 0xF0) lo = 0x90;  // overlong
-    if (lead == 0xF4) hi = 0x8F;  // above U+10FFFF
-  } else {
-    return 0;
-  }
-  if (i + len > s.size() || byte(1) < lo || byte(1) > hi) return 0;
-  for (size_t k = 1; k < len; ++k) {
-    if (!IsContinuation(byte(k))) return 0;
-    code_point = (code_point << 6) | (byte(k) & 0x3Fu);
-  }
-  return len;
-}
 
 }  // namespace
 
@@ -72,7 +44,7 @@ void AppendXmlEscaped(std::string_view text, std::string& out) {
       continue;
     }
     uint32_t code_point = 0;
-    size_t len = ValidSequenceLength(text, i, code_point);
+    size_t len = Utf8SequenceLength(text, i, &code_point);
     if (len == 0 || code_point == 0xFFFE || code_point == 0xFFFF) {
       out += kReplacement;
       i += len == 0 ? 1 : len;

@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "analysis/alias_check.h"
+#include "analysis/terminal_text.h"
 #include "analysis/trace_reader.h"
+#include "cli_io.h"
 #include "export/json_output.h"
 
 namespace nodescope::cli {
@@ -21,7 +23,7 @@ using analysis::GraphKey;
 
 constexpr int kClean = 0;
 constexpr int kNotClean = 1;
-constexpr int kUnreadable = 2;
+constexpr int kUnreadable = kCannotReadOrWrite;
 
 // The text table lists this many entries per finding (--json lists them all) ...
 constexpr size_t kListed = 10;
@@ -37,14 +39,14 @@ struct CheckOptions {
 StatusOr<AliasReport> CheckTrace(const std::string& path) {
   analysis::AliasChecker checker;
   ASSIGN_OR_RETURN(analysis::TraceMetadata metadata,
-                   analysis::ReadTraceFile(path, [&](const analysis::TraceEvent& event) {
+                   analysis::ReadTraceFile(TracePath(path), [&](const analysis::TraceEvent& event) {
                      checker.Add(event);
                      return OkStatus();
                    }));
   return checker.Finish(metadata);
 }
 
-// A name as a quoted JSON string: control characters and bad UTF-8 cannot mangle the table.
+// A name as a quoted JSON string, escaped for a terminal: nothing in it can mangle the table.
 std::string Quoted(std::string_view name) {
   bool cut = name.size() > kNameBytes;
   if (cut) {
@@ -55,7 +57,7 @@ std::string Quoted(std::string_view name) {
   std::string out;
   JsonOutput::AppendEscaped(name, out);
   if (cut) out.insert(out.size() - 1, "...");
-  return out;
+  return analysis::TerminalText(out);
 }
 
 std::string Number(double v) {
@@ -73,7 +75,7 @@ std::string KeyText(const GraphKey& key) {
 
 class Table {
  public:
-  explicit Table(const std::string& path) : text_(path + "\n") {}
+  explicit Table(const std::string& path) : text_(analysis::TerminalText(path) + "\n") {}
 
   void Row(std::string_view label, const std::string& value) {
     text_ += "  ";
@@ -147,7 +149,7 @@ std::string FormatText(const std::string& path, const AliasReport& r) {
   for (const auto& [reason, count] : r.withheld) {
     if (count == 0) continue;
     if (!withheld.empty()) withheld += ", ";
-    withheld += reason + "=" + to_string(count);
+    withheld += analysis::TerminalText(reason) + "=" + to_string(count);
   }
   if (!r.has_nodescope_metadata) {
     t.Row("withheld attribution", "n/a (not written by nodescope)");
@@ -262,6 +264,11 @@ void WriteJson(JsonOutput& o, const std::string& path, const AliasReport& r) {
 }
 
 int Check(const CheckOptions& opts) {
+  GuardStandardStreams();
+  if (std::count(opts.traces.begin(), opts.traces.end(), "-") > 1) {
+    PrintError("check", "- (standard input) can be read only once");
+    return kUnreadable;
+  }
   int rc = kClean;
   std::unique_ptr<FdJsonOutput> json;
   if (opts.json) json = std::make_unique<FdJsonOutput>(STDOUT_FILENO);
@@ -269,7 +276,7 @@ int Check(const CheckOptions& opts) {
   for (const std::string& path : opts.traces) {
     StatusOr<AliasReport> report = CheckTrace(path);
     if (!report.ok()) {
-      std::fprintf(stderr, "nodescope check: %s\n", report.status().message().c_str());
+      PrintError("check", report.status().message());
       rc = kUnreadable;
       if (json != nullptr) {
         json->Raw("{\"file\":");
@@ -283,18 +290,15 @@ int Check(const CheckOptions& opts) {
       if (json != nullptr) {
         WriteJson(*json, path, *report);
       } else {
-        std::string text = FormatText(path, *report);
-        if (!first) std::fputc('\n', stdout);
-        std::fwrite(text.data(), 1, text.size(), stdout);
-        std::fflush(stdout);
+        std::string text = (first ? "" : "\n") + FormatText(path, *report);
+        if (!WriteStdout("check", text)) return kUnreadable;
         first = false;
       }
     }
     if (json != nullptr) {
       Status flushed = json->Flush();
       if (!flushed.ok()) {
-        std::fprintf(stderr, "nodescope check: writing the output: %s\n",
-                     flushed.message().c_str());
+        PrintError("check", "writing the output: " + flushed.message());
         return kUnreadable;
       }
     }
@@ -312,7 +316,11 @@ void AddCheckCommand(CLI::App& app, int* exit_code) {
       "are never aliased. Exit status: 0 all clean, 1 aliased or inconsistent keys, 2 "
       "unreadable input");
   check->add_flag("--json", opts->json, "Print one JSON object per trace, one per line");
-  check->add_option("traces", opts->traces, "Trace files (Chrome-trace JSON, or gzip-compressed JSON)")->required();
+  check
+      ->add_option("traces", opts->traces,
+                   "Trace files (Chrome-trace JSON, or gzip-compressed JSON; - reads stdin)")
+      ->required()
+      ->check(NotEmpty());
   check->callback([opts, exit_code]() { *exit_code = Check(*opts); });
 }
 

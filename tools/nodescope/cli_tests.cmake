@@ -101,15 +101,15 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_analysis)
   nodescope_cli_test(nodes sample EXIT 0 ARGS ${sample} STDERR "^$"
     STDOUT "^[^\n]*/sample.json\n\ngraph 5: 2 nodes, 1 replay, 5.900 us GPU time in all\n.*first replay +5.900 us GPU time, 1.00x the median\n.*\n +0 +1 5.000 5.000 [^\n]* 84.7%  void kernel<3>\\(float\\*\\)\n +1 +1 0.900 [^\n]*  weird \"quoted\" \\\\path\\\\n\n$")
   nodescope_cli_test(nodes clean EXIT 0 ARGS ${data}/clean.json --width 90 STDERR "^$"
-    STDOUT "graph 1: 6 nodes, 5 replays, 45.00 us GPU time in all\n  GPU time per replay +p50 9.000 us   p99 9.000 us\n.*idle gaps per replay +mean 3.500 us   p99 3.500 us   \\(5.00 gaps per replay\\)\n.*\n     0       5 7.500 1.500 [^\n]* 16.7%  step0<float>\n.*graph 2: 2 nodes, 3 replays")
+    STDOUT "graph 1: 6 nodes, 5 replays, 45.00 us GPU time in all\n  GPU time per replay +p50 9.000 us   p99 9.000 us\n.*idle gaps per replay +mean 3.500 us   p99 3.500 us   \\(5.00 gaps per replay\\)\n.*\n     0       5 7.500 1.500 [^\n]* 16.7%\n      void step0<float>\\(float\\*, int\\)\n.*graph 2: 2 nodes, 3 replays")
   nodescope_cli_test(nodes gzip EXIT 0 ARGS ${data}/clean.json.gz --width 90 STDERR "^$"
-    STDOUT "^[^\n]*/clean.json.gz\n\ngraph 1: 6 nodes, 5 replays, 45.00 us GPU time in all\n.*\n     0       5 7.500 1.500 [^\n]* 16.7%  step0<float>\n.*graph 2: 2 nodes, 3 replays")
+    STDOUT "^[^\n]*/clean.json.gz\n\ngraph 1: 6 nodes, 5 replays, 45.00 us GPU time in all\n.*\n     0       5 7.500 1.500 [^\n]* 16.7%\n      void step0<float>\\(float\\*, int\\)\n.*graph 2: 2 nodes, 3 replays")
   nodescope_cli_test(nodes top EXIT 0 ARGS ${data}/replays_8x200.json --top 2 --width 0 STDERR "^$"
     STDOUT "graph 3: 8 nodes \\(top 2 shown\\), 200 replays.*\n +0 +200 36.36 181.8 [^\n]*  void cutlass::[^\n]*\n +4 +200 [^\n]*void flash_fwd_kernel[^\n]*\n$")
   nodescope_cli_test(nodes csv EXIT 0 ARGS ${data}/clean.json --csv STDERR "^$" PARSE csv ROWS 8
     STDOUT "^graph_id,node_id,name,cat,scope,replays,total_us,mean_us,p50_us,p95_us,p99_us,max_us,stddev_us,drift,share\r\n1,4294967296,\"void step0<float>\\(float\\*, int\\)\",kernel,,5,7.500,")
   nodescope_cli_test(nodes csv_quoting EXIT 0 ARGS ${sample} --csv STDERR "^$" PARSE csv ROWS 2
-    STDOUT "\r\n5,21474836481,\"weird \"\"quoted\"\" \\\\path\n\",kernel,")
+    STDOUT "\r\n5,21474836481,\"weird \"\"quoted\"\" \\\\path\\\\n\",kernel,")
   nodescope_cli_test(nodes csv_graph_top EXIT 0 ARGS ${data}/clean.json --csv --graph 2 --top 1
     STDERR "^$" PARSE csv ROWS 1 STDOUT "\r\n2,8589934592,reduce_kernel,")
   nodescope_cli_test(nodes json EXIT 0 ARGS ${data}/clean.json --json STDERR "^$" PARSE json
@@ -138,4 +138,59 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_analysis)
     STDERR "--csv excludes --json")
   nodescope_cli_test(nodes negative_top EXIT 2 ARGS ${data}/clean.json --top -1 STDOUT "^$"
     STDERR "--top: must not be negative")
+endif()
+
+
+# Hardening of check/nodes/plot output (issue 9): nothing from a trace reaches the terminal or a
+# CSV cell raw; stdout write errors; stdin; empty and negative arguments; inconsistent node ids.
+if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_analysis)
+  set(data ${PROJECT_SOURCE_DIR}/src/analysis/testdata)
+  set(hostile ${CMAKE_CURRENT_SOURCE_DIR}/testdata)
+  set(sample ${PROJECT_SOURCE_DIR}/src/export/testdata/sample.json)
+  string(ASCII 27 esc)
+  # A withheld key that would draw "verdict clean" over the real verdict.
+  nodescope_cli_test(check escaped_withheld EXIT 0 ARGS ${hostile}/hostile.json STDERR "^$"
+    STDOUT "^[^${esc}]*withheld attribution +\\\\x1B\\[1A\\\\x1B\\[2K\\\\r  verdict +clean\\\\x1B\\[8m=1\n[^${esc}]*$")
+  foreach(command check nodes plot)
+    set(output "")
+    if(command STREQUAL "plot")
+      set(output OUTPUT escaped_error.svg)
+    endif()
+    nodescope_cli_test(${command} escaped_error EXIT 2 ARGS ${hostile}/hostile_error.json
+      ${output} STDOUT "^$"
+      STDERR "^nodescope ${command}: [^\n${esc}]*hostile_error.json: byte 230: \"\\\\x1B\\[1A\\\\x1B\\[2K\\\\r  verdict +clean\\\\x1B\\[8m\" is a string[^${esc}]*$")
+  endforeach()
+  nodescope_cli_test(check escaped_path EXIT 2 ARGS "${hostile}/no${esc}c.json" STDOUT "^$"
+    STDERR "^nodescope check: [^${esc}]*/no\\\\x1Bc.json: No such file")
+  # U+202E (right-to-left override) and other controls in names.
+  nodescope_cli_test(nodes escaped_names EXIT 0 ARGS ${hostile}/hostile.json --width 0
+    STDERR "^$"
+    STDOUT "^[^${esc}]*  \\\\u202Eevil_kernel\n.*  esc\\\\x1B\\[31mred\n.*  \\\\u0085\\\\u009B2J\n.*  \\\\rcr\n$")
+  nodescope_cli_test(nodes csv_formulas EXIT 0 ARGS ${hostile}/hostile.json --csv STDERR "^$"
+    PARSE csv ROWS 9
+    STDOUT "^[^${esc}]*,\"'=HYPERLINK\\(\"\"http://x\"\",\"\"y\"\"\\)\",.*,\"'\\+cmd\",.*,\"'@SUM\\(A1\\)\",.*,\"'-2\\+3\",.*,\\\\tx,.*,esc\\\\x1B\\[31mred,.*,\\\\rcr,")
+  nodescope_cli_test(plot negative_graph EXIT 2 ARGS ${sample} --graph -1 OUTPUT negative.svg
+    STDOUT "^$" STDERR "--graph: must not be negative")
+  nodescope_cli_test(plot negative_node EXIT 2 ARGS ${sample} --node -1 OUTPUT negative.svg
+    STDOUT "^$" STDERR "--node: must not be negative")
+  # Node ids whose upper 32 bits are not their graph id: said, not silently accepted.
+  set(warning "warning: [^\n]*/mismatch.json: 2 of 3 node ids do not carry their graph id \\(node id >> 32 != graph id\\)")
+  nodescope_cli_test(nodes mismatched_ids EXIT 0 ARGS ${hostile}/mismatch.json
+    STDERR "^nodescope nodes: ${warning}"
+    STDOUT "graph 1: 2 nodes.*\n  node >> 32 != graph id  1 of 2 nodes \\(shown by their whole ids.*\n  8589934593 +2 ")
+  nodescope_cli_test(nodes mismatched_ids_json EXIT 0 ARGS ${hostile}/mismatch.json --json
+    PARSE json STDERR "^nodescope nodes: ${warning}"
+    STDOUT "\"graph_id\":1,\"replays\":2,\"node_count\":2,\"node_graph_mismatches\":1,")
+  nodescope_cli_test(plot mismatched_ids EXIT 0 ARGS ${hostile}/mismatch.json OUTPUT mismatch.svg
+    STDOUT "^wrote " STDERR "^nodescope plot: ${warning}" FILE "</svg>")
+  # stdout that cannot be written (/dev/full, closed, EPIPE), "-" as stdin, empty arguments.
+  if(Python3_EXECUTABLE)
+    foreach(suite stdout-errors stdin empty-args)
+      add_test(NAME cli_streams_${suite}
+               COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/stream_tests.py
+                       $<TARGET_FILE:nodescope_cli> ${data}
+                       ${CMAKE_CURRENT_BINARY_DIR}/stream_tests ${suite})
+      set_tests_properties(cli_streams_${suite} PROPERTIES LABELS "unit;cli" TIMEOUT 60)
+    endforeach()
+  endif()
 endif()

@@ -11,6 +11,8 @@
 
 #include "analysis/node_series.h"
 #include "analysis/node_stats.h"
+#include "analysis/terminal_text.h"
+#include "cli_io.h"
 #include "nodes_output.h"
 
 namespace nodescope::cli {
@@ -18,7 +20,7 @@ namespace {
 
 constexpr int kOk = 0;
 constexpr int kNoGraphs = 1;
-constexpr int kUnreadable = 2;
+constexpr int kUnreadable = kCannotReadOrWrite;
 constexpr size_t kDefaultWidth = 100;
 
 struct NodesOptions {
@@ -36,7 +38,8 @@ struct NodesOptions {
 // "reading TRACE: 37%" on stderr, rewritten in place, only when stderr is a terminal.
 class Progress {
  public:
-  explicit Progress(std::string path) : path_(std::move(path)), enabled_(isatty(STDERR_FILENO)) {}
+  explicit Progress(const std::string& path)
+      : path_(analysis::TerminalText(path)), enabled_(isatty(STDERR_FILENO)) {}
   ~Progress() { Clear(); }
 
   analysis::ProgressFn Fn() {
@@ -47,7 +50,8 @@ class Progress {
       if (shown == last_shown_) return;
       last_shown_ = shown;
       printed_ = std::fprintf(stderr, total == 0 ? "\rreading %s: %d MB" : "\rreading %s: %d%%",
-                              path_.c_str(), shown) - 1;
+                              path_.c_str(), shown) -
+                 1;
       std::fflush(stderr);
     };
   }
@@ -71,20 +75,24 @@ class Progress {
 std::unique_ptr<analysis::GraphNodes> Load(const std::string& path, int* rc) {
   StatusOr<analysis::GraphNodes> nodes = [&] {
     Progress progress(path);
-    return analysis::CollectNodeSeries(path, progress.Fn());
+    return analysis::CollectNodeSeries(TracePath(path), progress.Fn());
   }();
   if (!nodes.ok()) {
-    std::fprintf(stderr, "nodescope nodes: %s\n", nodes.status().message().c_str());
+    PrintError("nodes", nodes.status().message());
     *rc = kUnreadable;
     return nullptr;
   }
   if (nodes->nodes.empty()) {
-    std::fprintf(stderr,
-                 "nodescope nodes: no graph-launched work with graph keys in %s (was it recorded "
-                 "by nodescope run?)\n",
-                 path.c_str());
+    PrintError("nodes", "no graph-launched work with graph keys in " + path +
+                            " (was it recorded by nodescope run?)");
     *rc = kNoGraphs;
     return nullptr;
+  }
+  if (nodes->mismatched_nodes > 0) {
+    PrintError("nodes", "warning: " + path + ": " + std::to_string(nodes->mismatched_nodes) +
+                            " of " + std::to_string(nodes->nodes.size()) +
+                            " node ids do not carry their graph id (node id >> 32 != graph id); "
+                            "`nodescope check` lists them");
   }
   return std::make_unique<analysis::GraphNodes>(std::move(nodes).value());
 }
@@ -112,16 +120,14 @@ size_t OutputWidth(const NodesOptions& opts) {
   return kDefaultWidth;
 }
 
-int Write(const std::string& text) {
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    std::perror("nodescope nodes: writing the output");
-    return kUnreadable;
-  }
-  return kOk;
-}
+int Write(const std::string& text) { return WriteStdout("nodes", text) ? kOk : kUnreadable; }
 
 int Nodes(const NodesOptions& opts) {
+  GuardStandardStreams();
+  if (opts.trace == "-" && opts.diff == "-") {
+    PrintError("nodes", "- (standard input) can be read only once");
+    return kUnreadable;
+  }
   int rc = kOk;
   std::unique_ptr<analysis::GraphNodes> a = Load(opts.trace, &rc);
   if (a == nullptr) return rc;
@@ -138,9 +144,8 @@ int Nodes(const NodesOptions& opts) {
   if (b == nullptr) {
     std::vector<analysis::GraphStats> graphs = analysis::ComputeNodeStats(*a, filter);
     if (graphs.empty()) {
-      std::fprintf(stderr, "nodescope nodes: no graph %llu in %s (graph ids: %s)\n",
-                   static_cast<unsigned long long>(opts.graph), opts.trace.c_str(),
-                   GraphIds(*a).c_str());
+      PrintError("nodes", "no graph " + std::to_string(opts.graph) + " in " + opts.trace +
+                              " (graph ids: " + GraphIds(*a) + ")");
       return kNoGraphs;
     }
     return Write(opts.csv    ? NodesCsv(graphs)
@@ -150,9 +155,9 @@ int Nodes(const NodesOptions& opts) {
   std::vector<analysis::GraphDiff> graphs = analysis::DiffNodeStats(
       analysis::ComputeNodeStats(*a), analysis::ComputeNodeStats(*b), filter);
   if (graphs.empty()) {
-    std::fprintf(stderr, "nodescope nodes: no graph %llu in %s (graph ids: %s) nor in %s (%s)\n",
-                 static_cast<unsigned long long>(opts.graph), opts.trace.c_str(),
-                 GraphIds(*a).c_str(), opts.diff.c_str(), GraphIds(*b).c_str());
+    PrintError("nodes", "no graph " + std::to_string(opts.graph) + " in " + opts.trace +
+                            " (graph ids: " + GraphIds(*a) + ") nor in " + opts.diff + " (" +
+                            GraphIds(*b) + ")");
     return kNoGraphs;
   }
   return Write(opts.csv    ? DiffCsv(graphs)
@@ -184,26 +189,21 @@ constexpr char kDetails[] =
     "from passes 1 and 2 match position by position, in pass 3 by node ordinal (the name may\n"
     "differ: shown as A -> B). Everything else is listed as only in A or only in B.";
 
-// Rejects a leading '-', which CLI11 would otherwise wrap around into a huge unsigned value.
-CLI::Validator NotNegative() {
-  return CLI::Validator(
-      [](const std::string& s) {
-        const size_t first = s.find_first_not_of(" \t");
-        return first != std::string::npos && s[first] == '-' ? std::string("must not be negative")
-                                                             : std::string();
-      },
-      "");
-}
-
 }  // namespace
 
 void AddNodesCommand(CLI::App& app, int* exit_code) {
   auto opts = std::make_shared<NodesOptions>();
   CLI::App* nodes = app.add_subcommand("nodes", kSummary);
   nodes->footer(kDetails);
-  nodes->add_option("trace", opts->trace, "Trace file (Chrome-trace JSON, or gzip-compressed JSON)")->required();
-  nodes->add_option("--diff", opts->diff,
-                    "Compare with this trace (B, the 'after'): mean per node, delta, delta %");
+  nodes
+      ->add_option("trace", opts->trace,
+                   "Trace file (Chrome-trace JSON, or gzip-compressed JSON; - reads stdin)")
+      ->required()
+      ->check(NotEmpty());
+  nodes
+      ->add_option("--diff", opts->diff,
+                   "Compare with this trace (B, the 'after'): mean per node, delta, delta %")
+      ->check(NotEmpty());
   CLI::Option* graph = nodes->add_option("--graph", opts->graph, "Only the graph with this id")
                            ->check(NotNegative());
   nodes->add_option("--top", opts->top, "At most N rows per graph (0: all)")->check(NotNegative());
@@ -212,8 +212,8 @@ void AddNodesCommand(CLI::App& app, int* exit_code) {
   csv->excludes(json);
   CLI::Option* width = nodes->add_option(
       "--width", opts->width,
-      "Text width; long names are shortened in the middle (default: the terminal's, or 100; "
-      "0: never shorten)");
+      "Text width; long names are shortened to what tells kernels apart, or get a line of "
+      "their own under their row (default: the terminal's, or 100; 0: never shorten)");
   width->check(NotNegative());
   nodes->callback([opts, exit_code, graph, width]() {
     opts->graph_set = graph->count() > 0;

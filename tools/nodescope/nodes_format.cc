@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <utility>
 
+#include "analysis/terminal_text.h"
+
 namespace nodescope::cli {
 namespace {
 
@@ -13,74 +15,7 @@ constexpr std::string_view kEllipsis = "\u2026";
 
 bool IsContinuation(unsigned char c) { return (c & 0xC0) == 0x80; }
 
-// Bytes in the well-formed UTF-8 sequence at s[i] (a multi-byte lead), or 0 when ill-formed.
-size_t SequenceLength(std::string_view s, size_t i) {
-  const auto at = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char lead = at(i);
-  size_t len = 0;
-  unsigned char lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    len = 2;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    len = 3;
-    if (lead == 0xE0) lo = 0xA0;
-    if (lead == 0xED) hi = 0x9F;  // no surrogates
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    len = 4;
-    if (lead == 0xF0) lo = 0x90;
-    if (lead == 0xF4) hi = 0x8F;
-  } else {
-    return 0;
-  }
-  if (i + len > s.size() || at(i + 1) < lo || at(i + 1) > hi) return 0;
-  for (size_t k = i + 2; k < i + len; ++k) {
-    if (!IsContinuation(at(k))) return 0;
-  }
-  return len;
-}
-
-void AppendHex(const char* format, unsigned value, std::string& out) {
-  char buf[8];
-  std::snprintf(buf, sizeof(buf), format, value);
-  out += buf;
-}
-
 }  // namespace
-
-std::string Printable(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size();) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      if (c == '\n') {
-        out += "\\n";
-      } else if (c == '\t') {
-        out += "\\t";
-      } else if (c == '\r') {
-        out += "\\r";
-      } else if (c < 0x20 || c == 0x7F) {
-        AppendHex("\\x%02X", c, out);
-      } else {
-        out += static_cast<char>(c);
-      }
-      ++i;
-      continue;
-    }
-    const size_t len = SequenceLength(s, i);
-    if (len == 0) {
-      AppendHex("\\x%02X", c, out);
-      ++i;
-    } else if (c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0) {
-      AppendHex("\\u%04X", static_cast<unsigned char>(s[i + 1]), out);  // C1 control
-      i += len;
-    } else {
-      out.append(s.substr(i, len));
-      i += len;
-    }
-  }
-  return out;
-}
 
 size_t DisplayWidth(std::string_view s) {
   return static_cast<size_t>(std::count_if(
@@ -130,9 +65,11 @@ std::string ShortenPath(std::string_view s, size_t width) {
 }
 
 std::string CsvField(std::string_view s) {
-  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
-  std::string out = "\"";
-  for (char c : s) {
+  const std::string text = analysis::TerminalText(s);  // also turns a leading tab or CR into text
+  const bool formula = !text.empty() && std::string_view("=+-@").find(text[0]) != std::string::npos;
+  if (!formula && text.find_first_of(",\"") == std::string::npos) return text;
+  std::string out = formula ? "\"'" : "\"";
+  for (char c : text) {
     if (c == '"') out += '"';
     out += c;
   }
@@ -168,6 +105,12 @@ TextTable::TextTable(std::vector<std::string> headers, size_t left_aligned_from)
       left_aligned_from_(left_aligned_from),
       shorteners_(headers_.size(), ShortenMiddle) {}
 
+void TextTable::UnitRow(std::vector<std::string> cells) {
+  cells.resize(headers_.size());
+  units_ = std::move(cells);
+  has_units_ = true;
+}
+
 void TextTable::Row(std::vector<std::string> cells) {
   cells.resize(headers_.size());
   rows_.push_back(std::move(cells));
@@ -179,22 +122,23 @@ std::string_view TextTable::Separator(size_t column) const {
 
 std::string TextTable::Render(size_t indent, size_t width) const {
   const size_t last = headers_.size() - 1;
-  std::vector<size_t> widths(headers_.size(), 0);
-  for (size_t c = 0; c < last; ++c) {
-    widths[c] = DisplayWidth(headers_[c]);
-    for (const auto& row : rows_) widths[c] = std::max(widths[c], DisplayWidth(row[c]));
+  const size_t first_left = std::min(left_aligned_from_, last);
+  std::vector<size_t> full(headers_.size(), 0);  // widths of the unshortened cells
+  for (size_t c = 0; c <= last; ++c) {
+    full[c] = DisplayWidth(headers_[c]);
+    for (const auto& row : rows_) full[c] = std::max(full[c], DisplayWidth(row[c]));
+    if (has_units_) full[c] = std::max(full[c], DisplayWidth(units_[c]));
   }
-  size_t last_width = 0;  // no limit
-  if (width > 0) {
-    size_t used = indent;
-    for (size_t c = 0; c < left_aligned_from_ && c < last; ++c) {
-      used += widths[c] + Separator(c + 1).size();
-    }
-    // Left-aligned columns before the last (a scope) get at most a third of what is left.
-    const size_t left = used < width ? width - used : 0;
-    for (size_t c = left_aligned_from_; c < last; ++c) {
-      const size_t cap = std::min(widths[c], std::max(kMinLastColumn / 2, left / 3));
-      if (cap < widths[c]) {  // as wide as its cells once shortened, which may be narrower
+  // Widths of the left-aligned columns before the last (a scope) when they start at column
+  // `start`: each at most a third of what is left of the line. Returns where the last starts.
+  std::vector<size_t> widths = full;
+  auto fit_left_columns = [&](size_t start) {
+    const size_t share = width > start ? (width - start) / 3 : 0;
+    size_t used = start;
+    for (size_t c = first_left; c < last; ++c) {
+      const size_t cap = std::min(full[c], std::max(kMinLastColumn / 2, share));
+      widths[c] = full[c];
+      if (cap < full[c]) {  // as wide as its cells once shortened, which may be narrower
         widths[c] = DisplayWidth(headers_[c]);
         for (const auto& row : rows_) {
           widths[c] = std::max(widths[c], DisplayWidth(shorteners_[c](row[c], cap)));
@@ -202,12 +146,39 @@ std::string TextTable::Render(size_t indent, size_t width) const {
       }
       used += widths[c] + Separator(c + 1).size();
     }
-    last_width = used + kMinLastColumn < width ? width - used : kMinLastColumn;
+    return used;
+  };
+  size_t right = indent;  // where the left-aligned columns start in a row
+  for (size_t c = 0; c < first_left; ++c) right += full[c] + Separator(c + 1).size();
+  bool own_line = false;
+  size_t last_width = 0;  // no limit
+  if (width > 0) {
+    size_t used = fit_left_columns(right);
+    size_t room = width > used ? width - used : 0;
+    // Too narrow for the names (one would lose part of itself, not only its return type and
+    // parameters): the left-aligned columns go on a line of their own.
+    if (room < full[last] && room < kOwnLineBelow) {
+      for (const auto& row : rows_) {
+        const std::string cut = shorteners_[last](row[last], std::max(room, kMinLastColumn));
+        if (cut.find(kEllipsis) != std::string::npos &&
+            row[last].find(kEllipsis) == std::string::npos) {
+          own_line = true;
+          break;
+        }
+      }
+    }
+    if (own_line) {
+      used = fit_left_columns(indent + 4);
+      room = width > used ? width - used : 0;
+    }
+    last_width = std::max(room, kMinLastColumn);
   }
   std::string out;
-  auto line = [&](const std::vector<std::string>& cells) {
+  // The right-aligned cells of a row, or all of them when the row is one line.
+  auto row_part = [&](const std::vector<std::string>& cells) {
     std::string text(indent, ' ');
     for (size_t c = 0; c < last; ++c) {
+      if (c == first_left && own_line) break;
       const std::string cell = shorteners_[c](cells[c], widths[c]);
       const size_t pad = widths[c] - DisplayWidth(cell);
       if (c < left_aligned_from_) text.append(pad, ' ');
@@ -215,13 +186,39 @@ std::string TextTable::Render(size_t indent, size_t width) const {
       if (c >= left_aligned_from_) text.append(pad, ' ');
       text += Separator(c + 1);
     }
+    if (!own_line) text += shorteners_[last](cells[last], last_width);
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    out += text;
+    out += '\n';
+  };
+  // The left-aligned cells of a row on their own line; nothing when they are all empty.
+  auto own_line_part = [&](const std::vector<std::string>& cells) {
+    if (std::all_of(cells.begin() + static_cast<std::ptrdiff_t>(first_left), cells.end(),
+                    [](const std::string& cell) { return cell.empty(); })) {
+      return;
+    }
+    std::string text(indent + 4, ' ');
+    for (size_t c = first_left; c < last; ++c) {
+      const std::string cell = shorteners_[c](cells[c], widths[c]);
+      text += cell;
+      text.append(widths[c] - DisplayWidth(cell), ' ');
+      text += Separator(c + 1);
+    }
     text += shorteners_[last](cells[last], last_width);
     while (!text.empty() && text.back() == ' ') text.pop_back();
     out += text;
     out += '\n';
   };
-  line(headers_);
-  for (const auto& row : rows_) line(row);
+  row_part(headers_);
+  if (has_units_) row_part(units_);
+  if (own_line) {
+    own_line_part(headers_);
+    if (has_units_) own_line_part(units_);
+  }
+  for (const auto& row : rows_) {
+    row_part(row);
+    if (own_line) own_line_part(row);
+  }
   return out;
 }
 

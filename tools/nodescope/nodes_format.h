@@ -1,4 +1,4 @@
-// Text helpers of `nodescope nodes`: safe names, middle shortening, units, CSV fields, a table.
+// Text helpers of `nodescope nodes`: middle shortening, units, CSV fields, a table.
 #pragma once
 
 #include <cstddef>
@@ -7,10 +7,6 @@
 #include <vector>
 
 namespace nodescope::cli {
-
-// `s` made safe for a terminal: control characters (C0, DEL, C1) become \n, \t, \r or \xNN /
-// \u00NN escapes, bytes that are not UTF-8 become \xNN. Other characters pass through.
-std::string Printable(std::string_view s);
 
 // Code points in UTF-8 `s` (the columns it takes, for the names we print).
 size_t DisplayWidth(std::string_view s);
@@ -24,7 +20,10 @@ std::string ShortenMiddle(std::string_view s, size_t width);
 // name without '/' is cut in the middle. width 0: unchanged.
 std::string ShortenPath(std::string_view s, size_t width);
 
-// One RFC 4180 field: quoted (with doubled quotes) when it holds a comma, quote, CR or LF.
+// One RFC 4180 field of text from a trace: escaped as analysis::TerminalText() does (no control
+// character, line break or bidirectional override stays), quoted (with doubled quotes) when it
+// holds a comma or a quote, and, when it starts with = + - or @ (a formula to a spreadsheet),
+// quoted with a ' in front: "'=1+2".
 std::string CsvField(std::string_view s);
 
 // A number for a table cell: about four significant digits (9.750, 26.00, 390.0, 4096).
@@ -42,27 +41,36 @@ TimeUnit UnitFor(double max_us);
 
 // A plain text table: right-aligned columns, then left-aligned ones. To fit a width, the last
 // column takes the rest of the line and other left-aligned ones at most a third of what the
-// right-aligned ones leave; cells are shortened in the middle, or as SetShortener() says (a kernel
-// name column: analysis::FitKernelName).
+// right-aligned ones leave; where the last column would then be narrower than kOwnLineBelow and
+// one of its cells would lose part of itself (an "…"), the left-aligned columns go on a line of
+// their own under each row, indented by four more spaces, and share it the same way. Cells are
+// shortened in the middle, or as SetShortener() says (a kernel name column:
+// analysis::FitKernelName).
 class TextTable {
  public:
   using Shortener = std::string (*)(std::string_view, size_t);
   TextTable(std::vector<std::string> headers, size_t left_aligned_from);
   void SetShortener(size_t column, Shortener shorten) { shorteners_.at(column) = shorten; }
+  // A second header line (units), printed under the headers.
+  void UnitRow(std::vector<std::string> cells);
   void Row(std::vector<std::string> cells);
   // Lines of at most `width` columns where possible (0: no limit), each starting with `indent`
   // spaces. The last column is never cut below kMinLastColumn code points.
   std::string Render(size_t indent, size_t width) const;
 
   static constexpr size_t kMinLastColumn = 16;
+  // A last column narrower than this (and than its cells) moves to a line of its own.
+  static constexpr size_t kOwnLineBelow = 40;
 
  private:
   // Between right-aligned columns one space, before a left-aligned one two.
   std::string_view Separator(size_t column) const;
 
   std::vector<std::string> headers_;
-  size_t left_aligned_from_;  // columns from this index on are left-aligned
+  size_t left_aligned_from_;           // columns from this index on are left-aligned
   std::vector<Shortener> shorteners_;  // by column
+  std::vector<std::string> units_;
+  bool has_units_ = false;
   std::vector<std::vector<std::string>> rows_;
 };
 

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "analysis/kernel_name.h"
+#include "analysis/terminal_text.h"
 #include "export/json_output.h"
 #include "nodes_format.h"
 
@@ -21,6 +22,11 @@ using analysis::NodeDiff;
 using analysis::NodeSide;
 using analysis::NodeStats;
 using std::to_string;
+
+// A name or scope for a table: at most kMaxNameBytes of it, escaped for a terminal.
+std::string Cell(std::string_view text) {
+  return analysis::TerminalText(analysis::CappedName(text));
+}
 
 // The node's ordinal when its id follows the graph id << 32 | ordinal scheme, else the full id.
 std::string NodeLabel(uint64_t graph_id, uint64_t node_id) {
@@ -83,6 +89,11 @@ std::string GraphSummary(const GraphStats& g) {
   }
   Label(out, "first replay",
         Duration(g.first_replay_gpu_us) + " GPU time, " + ratio + " the median");
+  if (g.mismatched_nodes > 0) {
+    Label(out, "node >> 32 != graph id",
+          to_string(g.mismatched_nodes) + " of " + Plural(g.node_count, "node", "nodes") +
+              " (shown by their whole ids; see nodescope check)");
+  }
   return out;
 }
 
@@ -106,15 +117,15 @@ std::string NodeTable(const GraphStats& g, size_t width) {
   TextTable table(std::move(headers), first_left);
   if (any_scope) table.SetShortener(first_left, ShortenPath);
   table.SetShortener(first_left + (any_scope ? 1 : 0), analysis::FitKernelName);
-  table.Row(std::move(units));
+  table.UnitRow(std::move(units));
   for (const NodeStats& n : g.nodes) {
     std::vector<std::string> row = {
         NodeLabel(g.graph_id, n.node_id), to_string(n.replays),   InUnit(n.total_us, total),
         InUnit(n.mean_us, each),          InUnit(n.p50_us, each), InUnit(n.p95_us, each),
         InUnit(n.p99_us, each),           InUnit(n.max_us, each), InUnit(n.stddev_us, each),
         Percent(n.drift, true),           Percent(n.share, false)};
-    if (any_scope) row.push_back(Printable(n.scope));
-    row.push_back(Printable(n.name));
+    if (any_scope) row.push_back(Cell(n.scope));
+    row.push_back(Cell(n.name));
     table.Row(std::move(row));
   }
   return table.Render(2, width);
@@ -124,7 +135,7 @@ std::string NodeTable(const GraphStats& g, size_t width) {
 
 std::string NodesText(const std::string& path, const std::vector<GraphStats>& graphs,
                       size_t width) {
-  std::string out = Printable(path) + "\n";
+  std::string out = analysis::TerminalText(path) + "\n";
   for (const GraphStats& g : graphs) {
     out += "\n" + GraphSummary(g) + "\n" + NodeTable(g, width);
   }
@@ -159,6 +170,7 @@ std::string NodesJson(const std::string& path, const std::vector<GraphStats>& gr
     o.Uint(g.graph_id);
     o.Field(",\"replays\":", g.replays);
     o.Field(",\"node_count\":", g.node_count);
+    o.Field(",\"node_graph_mismatches\":", g.mismatched_nodes);
     o.Raw(",\"gpu_total_us\":" + JsonUs(g.gpu_total_us));
     o.Raw(",\"gpu_per_replay_us\":{\"p50\":" + JsonUs(g.gpu_p50_us) +
           ",\"p99\":" + JsonUs(g.gpu_p99_us) + "}");
@@ -223,9 +235,26 @@ std::string DiffNodeLabel(const NodeDiff& n) {
 
 std::string DiffName(const NodeDiff& n) {
   if (n.a && n.b && n.a->name != n.b->name) {
-    return Printable(n.a->name) + " -> " + Printable(n.b->name);
+    return Cell(n.a->name) + " -> " + Cell(n.b->name);
   }
-  return Printable(n.a ? n.a->name : n.b->name);
+  return Cell(n.a ? n.a->name : n.b->name);
+}
+
+// A diff's name cell, "A -> B" when the names differ (DiffName), each side fitted as a kernel
+// name into its half.
+std::string FitDiffName(std::string_view cell, size_t width) {
+  int depth = 0;
+  for (size_t i = 0; i + 4 <= cell.size(); ++i) {
+    if (cell[i] == '(' || cell[i] == '<') ++depth;
+    if ((cell[i] == ')' || cell[i] == '>') && depth > 0) --depth;
+    if (depth == 0 && cell.substr(i, 4) == " -> ") {
+      if (width == 0 || DisplayWidth(cell) <= width) return std::string(cell);
+      const size_t side = width > 4 ? (width - 4) / 2 : 1;
+      return analysis::FitKernelName(cell.substr(0, i), side) + " -> " +
+             analysis::FitKernelName(cell.substr(i + 4), width > 4 + side ? width - 4 - side : 1);
+    }
+  }
+  return analysis::FitKernelName(cell, width);
 }
 
 std::string DiffTable(const GraphDiff& d, size_t width) {
@@ -236,7 +265,8 @@ std::string DiffTable(const GraphDiff& d, size_t width) {
   }
   const TimeUnit unit = UnitFor(max_mean);
   TextTable table({"node", "mean A", "mean B", "delta", "delta", "name"}, 5);
-  table.Row({"", unit.name, unit.name, unit.name});
+  table.SetShortener(5, FitDiffName);
+  table.UnitRow({"", unit.name, unit.name, unit.name});
   for (const NodeDiff& n : d.nodes) {
     std::string delta = n.a && n.b ? Percent(n.delta_fraction, true) : n.a ? "only A" : "only B";
     table.Row({DiffNodeLabel(n), n.a ? InUnit(n.a->mean_us, unit) : "-",
@@ -267,7 +297,8 @@ void WriteSide(JsonOutput& o, const std::optional<NodeSide>& side, const std::st
 
 std::string DiffText(const std::string& path_a, const std::string& path_b,
                      const std::vector<GraphDiff>& graphs, size_t width) {
-  std::string out = "A: " + Printable(path_a) + "\nB: " + Printable(path_b) + "\n";
+  std::string out =
+      "A: " + analysis::TerminalText(path_a) + "\nB: " + analysis::TerminalText(path_b) + "\n";
   for (const GraphDiff& d : graphs) {
     out += "\n" + DiffHeader(d) + "\n";
     if (d.graph_a && d.graph_b) {

@@ -9,8 +9,8 @@
 
 namespace nodescope::cli {
 
-// A per-graph summary, then one row per node; names shortened in the middle to fit `width`
-// columns (0: never shortened).
+// A per-graph summary, then one row per node; names shortened (or on lines of their own) to fit
+// `width` columns (0: never shortened).
 std::string NodesText(const std::string& path, const std::vector<analysis::GraphStats>& graphs,
                       size_t width);
 // One header row, then one row per node with full names; durations in microseconds.

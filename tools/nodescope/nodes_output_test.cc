@@ -12,17 +12,6 @@
 namespace nodescope::cli {
 namespace {
 
-TEST(NodesFormat, PrintableEscapesControlsAndBadUtf8) {
-  EXPECT_EQ(Printable("void k<1>(float*)"), "void k<1>(float*)");
-  EXPECT_EQ(Printable("a\nb\tc\rd\x01\x7f"), "a\\nb\\tc\\rd\\x01\\x7F");
-  EXPECT_EQ(Printable("\xc2\xb5s \xe2\x80\xa6"), "\xc2\xb5s \xe2\x80\xa6");  // "µs …" pass
-  EXPECT_EQ(Printable("\xc2\x9b[2J"), "\\u009B[2J");                         // C1 CSI
-  EXPECT_EQ(Printable("x\xff"), "x\\xFF");
-  EXPECT_EQ(Printable("\xe2\x80"), "\\xE2\\x80");           // truncated sequence
-  EXPECT_EQ(Printable("\xed\xa0\x80"), "\\xED\\xA0\\x80");  // a surrogate
-  EXPECT_EQ(Printable("\xc0\xaf"), "\\xC0\\xAF");           // overlong '/'
-}
-
 TEST(NodesFormat, ShortenMiddleKeepsHeadAndTail) {
   EXPECT_EQ(ShortenMiddle("abcdefghij", 0), "abcdefghij");
   EXPECT_EQ(ShortenMiddle("abcdefghij", 10), "abcdefghij");
@@ -44,7 +33,9 @@ TEST(NodesFormat, ShortenPathDropsOuterPartsFirst) {
   EXPECT_EQ(ShortenPath(p, 13), "\xe2\x80\xa6/layer.2/mlp");
   // Not "…/mlp", which would not say which layer: the end of the path.
   EXPECT_EQ(ShortenPath(p, 12), "\xe2\x80\xa6layer.2/mlp");
-  EXPECT_EQ(ShortenPath(p, 9), "\xe2\x80\xa6" "er.2/mlp");
+  EXPECT_EQ(ShortenPath(p, 9),
+            "\xe2\x80\xa6"
+            "er.2/mlp");
   EXPECT_EQ(ShortenPath(p, 1), "\xe2\x80\xa6");
   EXPECT_EQ(ShortenPath("a/b/c/d", 5), "\xe2\x80\xa6/c/d");
   EXPECT_EQ(ShortenPath("a/", 1), "\xe2\x80\xa6");
@@ -56,8 +47,23 @@ TEST(NodesFormat, CsvFieldQuotesPerRfc4180) {
   EXPECT_EQ(CsvField(""), "");
   EXPECT_EQ(CsvField("f(float*, int)"), "\"f(float*, int)\"");
   EXPECT_EQ(CsvField("say \"hi\""), "\"say \"\"hi\"\"\"");
-  EXPECT_EQ(CsvField("two\nlines"), "\"two\nlines\"");
-  EXPECT_EQ(CsvField("cr\r"), "\"cr\r\"");
+}
+
+// OWASP's CSV injection advice: a cell that a spreadsheet would read as a formula starts with '.
+TEST(NodesFormat, CsvFieldNeutralisesFormulasAndEscapesControls) {
+  EXPECT_EQ(CsvField("=HYPERLINK(\"http://x\",\"y\")"),
+            "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"");
+  EXPECT_EQ(CsvField("+cmd"), "\"'+cmd\"");
+  EXPECT_EQ(CsvField("-2+3"), "\"'-2+3\"");
+  EXPECT_EQ(CsvField("@SUM(A1)"), "\"'@SUM(A1)\"");
+  EXPECT_EQ(CsvField("\tx"), "\\tx");  // a leading tab or CR becomes text, no longer a trigger
+  EXPECT_EQ(CsvField("\rcr"), "\\rcr");
+  EXPECT_EQ(CsvField("a=b"), "a=b");
+  EXPECT_EQ(CsvField("two\nlines"), "two\\nlines");
+  EXPECT_EQ(CsvField("esc\x1b[31mred"), "esc\\x1B[31mred");
+  EXPECT_EQ(CsvField("\xe2\x80\xae"
+                     "evil"),
+            "\\u202Eevil");
 }
 
 TEST(NodesFormat, NumbersAndUnits) {
@@ -91,11 +97,30 @@ TEST(NodesFormat, TableFitsTheWidth) {
             "   n value  name\n"
             "   1   2.5  short\n"
             "  12 100.0  a_rather_long_kernel_name_that_will_not_fit\n");
-  // 2 + 2 + 1 + 5 + 2 = 12 columns before the name leave 18 of 30.
+  // 2 + 2 + 1 + 5 + 2 = 12 columns before the name leave 18 of 30: fewer than kOwnLineBelow,
+  // so the names go on lines of their own, 4 columns further in, with 24 of the 30.
   EXPECT_EQ(t.Render(2, 30),
+            "   n value\n"
+            "      name\n"
+            "   1   2.5\n"
+            "      short\n"
+            "  12 100.0\n"
+            "      a_rather_lon\xe2\x80\xa6ill_not_fit\n");
+  // 48 of 60 left: the names stay in the rows, shortened.
+  TextTable wide({"n", "value", "name"}, 2);
+  wide.UnitRow({"", "us"});
+  wide.Row({"12", "100.0", "a_rather_long_kernel_name_that_will_not_fit_in_sixty_columns"});
+  EXPECT_EQ(wide.Render(2, 60),
             "   n value  name\n"
-            "   1   2.5  short\n"
-            "  12 100.0  a_rather_\xe2\x80\xa6_not_fit\n");
+            "        us\n"
+            "  12 100.0  a_rather_long_kernel_nam\xe2\x80\xa6ot_fit_in_sixty_columns\n");
+  // The units stay under the headers when the names move.
+  EXPECT_EQ(wide.Render(2, 40),
+            "   n value\n"
+            "        us\n"
+            "      name\n"
+            "  12 100.0\n"
+            "      a_rather_long_ker\xe2\x80\xa6in_sixty_columns\n");  // 34 of 40
   // Never below kMinLastColumn (16).
   EXPECT_EQ(DisplayWidth(t.Render(0, 10).substr(t.Render(0, 10).rfind("a_"))), 17u);
 }
@@ -147,6 +172,7 @@ TEST(NodesOutput, CsvAndJson) {
             "0.000,,0.166667\r\n");
   EXPECT_EQ(NodesJson("t.json", Stats()),
             R"j({"trace":"t.json","graphs":[{"graph_id":5,"replays":2,"node_count":2,)j"
+            R"j("node_graph_mismatches":0,)j"
             R"j("gpu_total_us":12.000,"gpu_per_replay_us":{"p50":5.000,"p99":7.000},)j"
             R"j("span_per_replay_us":{"p50":7.000,"p99":8.000},)j"
             R"j("idle_per_replay_us":{"mean":1.500,"p99":2.000},"gaps_per_replay":1.000000,)j"
@@ -186,6 +212,53 @@ TEST(NodesOutput, DiffAgainstItself) {
   EXPECT_EQ(DiffJson("a.json", "b.json", {}),
             "{\"trace_a\":\"a.json\",\"trace_b\":\"b.json\","
             "\"graphs\":[]}\n");
+}
+
+// Names from a trace reach the table escaped and bounded, whatever the width.
+TEST(NodesOutput, NamesAreEscapedAndBounded) {
+  const std::string huge(1 << 20, 'h');  // 1 MiB
+  const std::string trace =
+      R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"\u202eevil\u001b[2J","ts":0,"dur":1,)"
+      R"("args":{"graph id":5,"graph node id":21474836480,"scope":"s\u2066x"}},)"
+      R"({"ph":"X","cat":"kernel","name":")" +
+      huge +
+      R"(","ts":2,"dur":1,)"
+      R"("args":{"graph id":5,"graph node id":21474836481}}]})";
+  StatusOr<analysis::GraphNodes> nodes = analysis::CollectNodeSeriesFromText("t\x1b.json", trace);
+  ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
+  const std::vector<analysis::GraphStats> stats = analysis::ComputeNodeStats(*nodes);
+  for (size_t width : {0, 80, 200}) {
+    const std::string text = NodesText("t\x1b.json", stats, width);
+    EXPECT_EQ(text.find('\x1b'), std::string::npos) << width;
+    EXPECT_EQ(text.find("\xe2\x80\xae"), std::string::npos) << width;  // U+202E
+    EXPECT_EQ(text.find("\xe2\x81\xa6"), std::string::npos) << width;  // U+2066
+    EXPECT_NE(text.find("t\\x1B.json"), std::string::npos) << width;
+    EXPECT_LT(text.size(), 4096u) << width;
+  }
+  EXPECT_NE(NodesText("t", stats, 0).find("\\u202Eevil\\x1B[2J"), std::string::npos);
+}
+
+// The committed torch.compile-free MLP trace at 80 columns: every line fits, and each name says
+// which kernel it is (issue 9: "Kernel2<cut…lign1>", "sm80_xmma_g…cublas", "vectorized_…nel<…>").
+TEST(NodesOutput, ExampleTraceIsReadableAtEightyColumns) {
+  StatusOr<analysis::GraphNodes> nodes =
+      analysis::CollectNodeSeries(NODESCOPE_EXAMPLES_DIR "/traces/torch_graph_mlp.json");
+  ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
+  const std::string text = NodesText("t.json", analysis::ComputeNodeStats(*nodes), 80);
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = text.find('\n', start);
+    const std::string line = text.substr(start, end - start);
+    EXPECT_LE(DisplayWidth(line), 80u) << line;
+    start = end + 1;
+  }
+  EXPECT_NE(text.find("vectorized_elementwise_kernel<GeluCUDAKernelImpl, \xe2\x80\xa6>"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("<CUDAFunctor_add<float>, \xe2\x80\xa6>"), std::string::npos);
+  EXPECT_NE(text.find("sm80_xmma_gemm_f32f32\xe2\x80\xa6tilesize64x64x8"), std::string::npos);
+  EXPECT_NE(text.find("Kernel2<cutlass_80_simt_sgemm_128x64_8x5_tn_align1>"), std::string::npos);
+  EXPECT_NE(text.find("vectorized_layer_norm_kernel<float, float, false>"), std::string::npos);
 }
 
 }  // namespace

@@ -16,13 +16,15 @@
 
 #include "analysis/node_series.h"
 #include "analysis/plot_svg.h"
+#include "analysis/terminal_text.h"
+#include "cli_io.h"
 
 namespace nodescope::cli {
 namespace {
 
 constexpr int kWritten = 0;
 constexpr int kNothingToPlot = 1;
-constexpr int kUnusable = 2;
+constexpr int kUnusable = kCannotReadOrWrite;
 
 struct PlotCommandOptions {
   std::string trace;
@@ -79,37 +81,42 @@ Status WriteFileAtomically(const std::string& path, const std::string& bytes) {
 }
 
 int Plot(const PlotCommandOptions& opts) {
+  GuardStandardStreams();
   Format format = FormatOf(opts.output);
   if (format == Format::kNone) {
-    std::fprintf(stderr, "nodescope plot: -o %s: the output must end in .svg or .html\n",
-                 opts.output.c_str());
+    PrintError("plot", "-o " + opts.output + ": the output must end in .svg or .html");
     return kUnusable;
   }
-  StatusOr<analysis::GraphNodes> nodes = analysis::CollectNodeSeries(opts.trace);
+  StatusOr<analysis::GraphNodes> nodes = analysis::CollectNodeSeries(TracePath(opts.trace));
   if (!nodes.ok()) {
-    std::fprintf(stderr, "nodescope plot: %s\n", nodes.status().message().c_str());
+    PrintError("plot", nodes.status().message());
     return kUnusable;
+  }
+  if (nodes->mismatched_nodes > 0) {
+    PrintError("plot", "warning: " + opts.trace + ": " + std::to_string(nodes->mismatched_nodes) +
+                           " of " + std::to_string(nodes->nodes.size()) +
+                           " node ids do not carry their graph id (node id >> 32 != graph id); "
+                           "`nodescope check` lists them");
   }
   analysis::PlotOptions plot;
   plot.graph_id = opts.graph;
   plot.node_ids = opts.nodes;
   plot.heatmap = opts.heatmap;
   plot.width = opts.width;
-  plot.source = BaseName(opts.trace);
+  plot.source = opts.trace == "-" ? "stdin" : BaseName(opts.trace);
   StatusOr<std::string> picture =
       format == Format::kHtml ? RenderPlotHtml(*nodes, plot) : RenderPlotSvg(*nodes, plot);
   if (!picture.ok()) {
-    std::fprintf(stderr, "nodescope plot: %s: %s\n", opts.trace.c_str(),
-                 picture.status().message().c_str());
+    PrintError("plot", opts.trace + ": " + picture.status().message());
     return kNothingToPlot;
   }
   Status written = WriteFileAtomically(opts.output, *picture);
   if (!written.ok()) {
-    std::fprintf(stderr, "nodescope plot: %s\n", written.message().c_str());
+    PrintError("plot", written.message());
     return kUnusable;
   }
-  std::printf("wrote %s\n", opts.output.c_str());
-  return kWritten;
+  return WriteStdout("plot", "wrote " + analysis::TerminalText(opts.output) + "\n") ? kWritten
+                                                                                    : kUnusable;
 }
 
 }  // namespace
@@ -121,12 +128,16 @@ void AddPlotCommand(CLI::App& app, int* exit_code) {
       "Draw each graph node's duration over the replays: one line per node, or a heat map for "
       "many nodes, as a self-contained SVG or HTML file. Exit status: 0 written, 1 nothing to "
       "plot (no graph keys, unknown --graph/--node), 2 unreadable trace or unwritable output");
-  plot->add_option("trace", opts->trace, "Trace file (Chrome-trace JSON, or gzip-compressed JSON)")->required();
+  plot->add_option("trace", opts->trace,
+                   "Trace file (Chrome-trace JSON, or gzip-compressed JSON; - reads stdin)")
+      ->required()
+      ->check(NotEmpty());
   plot->add_option("-o,--output", opts->output, "Output file: FILE.svg or FILE.html")->required();
-  plot->add_option("--graph", opts->graph, "Only this graph id");
+  plot->add_option("--graph", opts->graph, "Only this graph id")->check(NotNegative());
   plot->add_option("--node", opts->nodes,
                    "Only this node (repeatable): a graph node id, or its #ordinal in the graph")
-      ->allow_extra_args(false);  // `--node 2 trace.json`: the trace is not a second node
+      ->allow_extra_args(false)  // `--node 2 trace.json`: the trace is not a second node
+      ->check(NotNegative());
   plot->add_flag("--heatmap", opts->heatmap,
                  "Draw a heat map even for a graph of 12 nodes or fewer");
   plot->add_option("--width", opts->width, "Picture width in pixels")->check(CLI::Range(480, 8000));
