@@ -83,17 +83,24 @@ StatusOr<TraceMetadata> ReadWindows(std::string_view name, ByteSource& source,
     if (options.peak_window_bytes != nullptr) {
       *options.peak_window_bytes = std::max(*options.peak_window_bytes, buffer.capacity());
     }
-    // No progress in this window: a larger one, up to the limit.
-    auto grow = [&](uint64_t pending) -> Status {
-      if (window >= max_window) return TooLarge(name, pending, max_window);
-      window = std::min(window * 2, max_window);
-      return OkStatus();
-    };
     Window w;
     w.bytes = buffer.data();
     w.pos = pos;
     w.resumed = resumed;
     w.last = buffer.at_end() && buffer.size() <= window;
+    // No progress in this window: a larger one, up to the limit. But first, a byte after the
+    // cut that starts no token is the file's error (a window ends between tokens): found at once
+    // in a trace of zeros or other junk, not after growing to the limit.
+    auto grow = [&](uint64_t pending) -> Status {
+      size_t next = w.size;
+      while (next < buffer.size() && IsJsonSpace(buffer.data()[next])) ++next;
+      if (next < buffer.size() && !CanStartToken(buffer.data()[next])) {
+        return ErrorAtByte(name, pos + next, Describe(simdjson::TAPE_ERROR));
+      }
+      if (window >= max_window) return TooLarge(name, pending, max_window);
+      window = std::min(window * 2, max_window);
+      return OkStatus();
+    };
     if (w.last) {
       w.size = buffer.size();
     } else {
@@ -189,13 +196,6 @@ StatusOr<TraceMetadata> ReadWindows(std::string_view name, ByteSource& source,
       resumed = true;
       window = base_window;
     } else {
-      // Before a larger window: a byte after the cut that starts no token is the file's error
-      // (a window ends between tokens), found at once in a trace of zeros or other junk.
-      size_t next = w.size;
-      while (next < buffer.size() && IsJsonSpace(buffer.data()[next])) ++next;
-      if (next < buffer.size() && !CanStartToken(buffer.data()[next])) {
-        return ErrorAtByte(name, pos + next, Describe(simdjson::TAPE_ERROR));
-      }
       RETURN_IF_ERROR(grow(reader.pending_start()));
     }
   }
