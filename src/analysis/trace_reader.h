@@ -66,7 +66,7 @@ struct TraceReadOptions {
   // The most bytes of the trace held at once, whatever the input. An event (read together with
   // the one before it) or the part of the trace before the first event or after the last that
   // does not fit is a DATA_LOSS error at its byte. Memory stays a few times this at most
-  // (README.md, "Memory").
+  // (simdjson's index of the window, unescaped strings; bench/RESULTS.md measures it).
   size_t max_window_bytes = size_t{64} << 20;
   // When set, raised to the largest window buffer held, in bytes (tests, benchmarks).
   size_t* peak_window_bytes = nullptr;

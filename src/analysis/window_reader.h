@@ -69,7 +69,7 @@ class WindowReader {
     retry_ = retry && !w_.last;
     return false;
   }
-  // An error about the value at `at`; past the window's end (in the padding), the cut's.
+  // An error about the value at `at`: at the window's last tokens or past them, maybe the cut's.
   bool ErrorAt(const char* at, const std::string& what) {
     return Fail(
         DataLossError(std::string(name_) + ": byte " + std::to_string(Offset(at)) + ": " + what),
