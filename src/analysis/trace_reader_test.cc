@@ -625,6 +625,22 @@ TEST(TraceReader, OneLineTracesReadInSmallWindowsWithinTheLimit) {
   }
 }
 
+// Every truncation of a one-line trace, read in small windows, fails as it does in one.
+TEST(TraceReader, EveryTruncationOfAOneLineTraceFailsTheSameInWindows) {
+  for (const std::string& json : {OneLine(PrettyTrace(12)), TrickyTrace(8)}) {
+    for (size_t n = 0; n + 2 < json.size(); ++n) {
+      const std::string_view cut = std::string_view(json).substr(0, n);
+      auto whole = Read(cut);
+      ASSERT_FALSE(whole.ok()) << n;
+      for (size_t window : {64, 97, 200}) {
+        auto windowed = Read(cut, nullptr, window);
+        ASSERT_FALSE(windowed.ok()) << n;
+        ASSERT_EQ(windowed.status().message(), whole.status().message()) << n << " " << window;
+      }
+    }
+  }
+}
+
 TEST(TraceReader, AOneLineFileIsReadAWindowAtATime) {
   const std::string json = OneLine(PrettyTrace(6000));
   ASSERT_GT(json.size(), size_t{1} << 20);
