@@ -1,5 +1,7 @@
 // libFuzzer target: the trace reader on any bytes, read whole and in small windows (which must
-// agree on valid JSON), then the alias check and the node series over it. See scripts/fuzz.sh.
+// agree on valid JSON; most inputs are on one line, so windows are cut between tokens, not at
+// newlines), with a small limit on the window too, then the alias check and the node series over
+// it. See scripts/fuzz.sh.
 #include <simdjson.h>
 
 #include <cstdint>
@@ -35,10 +37,14 @@ struct Result {
   std::vector<Event> events;
 };
 
-Result Read(std::string_view json, size_t window_bytes, AliasChecker* checker) {
+Result Read(std::string_view json, size_t window_bytes, AliasChecker* checker,
+            size_t max_window_bytes = TraceReadOptions().max_window_bytes,
+            size_t* peak_window_bytes = nullptr) {
   Result result;
   TraceReadOptions options;
   options.window_bytes = window_bytes;
+  options.max_window_bytes = max_window_bytes;
+  options.peak_window_bytes = peak_window_bytes;
   result.meta = ReadTraceText(
       "fuzz.json", json,
       [&](const TraceEvent& e) {
@@ -75,9 +81,9 @@ void Check(std::string_view json, bool valid_json, const Result& whole, const Re
   for (const Result* r : {&whole, &windowed}) {
     // (gzip input: "fuzz.json (inflated): byte N: ..." for what is wrong in the inflated JSON)
     const std::string m = r->meta.ok() ? std::string() : r->meta.status().message();
-    if (!r->meta.ok() && (r->meta.status().code() != StatusCode::kDataLoss ||
-                          (m.rfind("fuzz.json: ", 0) != 0 &&
-                           m.rfind("fuzz.json (inflated): ", 0) != 0))) {
+    if (!r->meta.ok() &&
+        (r->meta.status().code() != StatusCode::kDataLoss ||
+         (m.rfind("fuzz.json: ", 0) != 0 && m.rfind("fuzz.json (inflated): ", 0) != 0))) {
       Fail("bad input gave an unexpected status", whole, windowed);
     }
   }
@@ -112,6 +118,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The smallest window, and one that depends on the input, cut the input in many places.
   Check(json, valid_json, whole, Read(json, 64, nullptr));
   Check(json, valid_json, whole, Read(json, 64 + size % 509, nullptr));
+  // A small limit on the window: the buffer stays within it, and the reads agree unless an
+  // event (or the trace's head or tail) does not fit in it.
+  const size_t limit = 256 + size % 1021;
+  size_t peak = 0;
+  const Result limited = Read(json, 64, nullptr, limit, &peak);
+  if (peak > limit + 128) Fail("the window outgrew its limit", whole, limited);
+  if (limited.meta.ok() ||
+      limited.meta.status().message().find(" is larger than ") == std::string::npos) {
+    Check(json, valid_json, whole, limited);
+  }
   (void)CollectNodeSeriesFromText("fuzz.json", json);
   return 0;
 }

@@ -104,17 +104,66 @@ size_t FirstControlInString(const char* s, size_t n) {
   bool in_string = false;
   for (size_t i = 0; i < n; ++i) {
     const char c = s[i];
-    if (!in_string) {
-      in_string = c == '"';
-    } else if (c == '\\') {
+    if (c == '\\') {  // escapes the next byte, outside strings too (`\"` opens none)
       ++i;
     } else if (c == '"') {
-      in_string = false;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
+      in_string = !in_string;
+    } else if (in_string && static_cast<unsigned char>(c) < 0x20) {
       return i;
     }
   }
   return n;
+}
+
+size_t WindowCut(const char* s, size_t n) {
+  size_t other = 0;  // after the last other structural character or whitespace
+  // A newline or `},` is looked for in the last half only: any cut that leaves an event whole in
+  // the window moves the reading on, and a trace with neither is not scanned twice.
+  for (size_t i = n; i-- > 0;) {
+    const char c = s[i];
+    if (c == '\n' || (c == ',' && i > 0 && s[i - 1] == '}')) return i + 1;
+    if (other == 0 && (c == ',' || c == ':' || c == '{' || c == '}' || c == '[' || c == ']' ||
+                       c == ' ' || c == '\t' || c == '\r')) {
+      other = i + 1;
+    }
+    if (other != 0 && i < n / 2) break;
+  }
+  return other;
+}
+
+namespace {
+bool IsStructural(char c) {
+  return c == ',' || c == ':' || c == '{' || c == '}' || c == '[' || c == ']';
+}
+}  // namespace
+
+size_t LastTokensStart(const char* s, size_t n, int tokens) {
+  for (; tokens > 0; --tokens) {
+    while (n > 0 && IsJsonSpace(s[n - 1])) --n;
+    if (n == 0) return 0;
+    const char c = s[n - 1];
+    if (IsStructural(c)) {
+      --n;
+    } else if (c == '"') {
+      n = OpeningQuote(s, n - 1);
+    } else {
+      while (n > 0 && !IsStructural(s[n - 1]) && !IsJsonSpace(s[n - 1]) && s[n - 1] != '"') --n;
+    }
+  }
+  return n;
+}
+
+size_t OpeningQuote(const char* s, size_t n) {
+  while (n > 0) {
+    const void* found = memrchr(s, '"', n);
+    if (found == nullptr) return 0;
+    const size_t quote = static_cast<size_t>(static_cast<const char*>(found) - s);
+    size_t backslashes = 0;
+    while (backslashes < quote && s[quote - 1 - backslashes] == '\\') ++backslashes;
+    if (backslashes % 2 == 0) return quote;
+    n = quote - backslashes;
+  }
+  return 0;
 }
 
 // At most 18 digits: no overflow.

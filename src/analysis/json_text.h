@@ -22,8 +22,36 @@ std::string Describe(simdjson::error_code error);
 size_t FirstInvalidUtf8(const unsigned char* s, size_t n);
 
 // Offset of the first control character inside a string, scanning from a point outside strings;
-// n if none.
+// n if none. A backslash escapes the next byte inside strings and out, as simdjson takes it.
 size_t FirstControlInString(const char* s, size_t n);
+
+// Where to end a window of the trace that starts at `s` (outside any string) and may take up to
+// `n` bytes: just after a newline (never inside a valid string) or a `},` (between events of a
+// minified trace), whichever is later; else after the last other structural character or
+// whitespace. So no token is split, and the end is outside strings unless one of those bytes is
+// inside a string (which the parser then says: an unclosed string). 0 if there is no such byte.
+size_t WindowCut(const char* s, size_t n);
+
+// The offset of the quote that opens the string still open at `n`, when `s` starts outside
+// strings and the quotes before `n` are odd in number (a window cut inside a string); 0 if none.
+size_t OpeningQuote(const char* s, size_t n);
+
+// Where the last `tokens` tokens of `s[0, n)` start (n starts outside strings and no token
+// runs on past it); 0 if there are fewer.
+size_t LastTokensStart(const char* s, size_t n, int tokens);
+
+inline bool IsJsonSpace(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
+
+// Whether `c` may start a JSON value (after whitespace).
+inline bool CanStartValue(char c) {
+  return c == '{' || c == '[' || c == '"' || c == '-' || (c >= '0' && c <= '9') || c == 't' ||
+         c == 'f' || c == 'n';
+}
+
+// Whether `c` may start a JSON token (after whitespace).
+inline bool CanStartToken(char c) {
+  return CanStartValue(c) || c == '}' || c == ']' || c == ',' || c == ':';
+}
 
 // Whether the raw key at `raw` (just past its opening quote) is `key`. Keys are compared as
 // written, not unescaped: nobody escapes "graph id", and unescaping every key of every event

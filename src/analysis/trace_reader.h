@@ -59,9 +59,17 @@ struct TraceMetadata {
 using TraceEventVisitor = std::function<Status(const TraceEvent&)>;
 
 struct TraceReadOptions {
-  // Bytes parsed at a time. Memory stays a few times this whatever the size of the trace; an
-  // event larger than a window (or a trace without newlines) makes the window grow to hold it.
+  // Bytes parsed at a time. A window ends between two tokens outside strings (after a newline,
+  // or a `},` on a trace written on one line), so it holds complete events; one that holds none
+  // (an event larger than it) is tried again twice as large, up to max_window_bytes.
   size_t window_bytes = size_t{1} << 20;
+  // The most bytes of the trace held at once, whatever the input. An event (read together with
+  // the one before it) or the part of the trace before the first event or after the last that
+  // does not fit is a DATA_LOSS error at its byte. Memory stays a few times this at most
+  // (simdjson's index of the window, unescaped strings; bench/RESULTS.md measures it).
+  size_t max_window_bytes = size_t{64} << 20;
+  // When set, raised to the largest window buffer held, in bytes (tests, benchmarks).
+  size_t* peak_window_bytes = nullptr;
   // Called after each window with the bytes of the file read so far and the file's size (0 when
   // unknown: a pipe); for a compressed trace these are compressed bytes. ReadTraceFile only.
   std::function<void(uint64_t read_bytes, uint64_t file_bytes)> progress;

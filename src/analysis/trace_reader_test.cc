@@ -311,14 +311,18 @@ TEST(TraceReader, ReadsFiles) {
 
 TEST(TraceReader, ProgressReportsFileBytesAfterEachWindow) {
   std::string json = "{\"traceEvents\":[\n";
-  for (int i = 0; i < 200; ++i) json += R"({"ph":"X","cat":"kernel","name":"k"},)" "\n";
+  for (int i = 0; i < 200; ++i)
+    json += R"({"ph":"X","cat":"kernel","name":"k"},)"
+            "\n";
   json += "{}]}\n";
   const std::string path = WriteTemp(json);
   std::vector<std::pair<uint64_t, uint64_t>> calls;
   TraceReadOptions options;
   options.window_bytes = 512;
   options.progress = [&](uint64_t read, uint64_t size) { calls.emplace_back(read, size); };
-  ASSERT_TRUE(ReadTraceFile(path, [](const TraceEvent&) { return OkStatus(); }, options).ok());
+  ASSERT_TRUE(ReadTraceFile(
+                  path, [](const TraceEvent&) { return OkStatus(); }, options)
+                  .ok());
   ASSERT_GE(calls.size(), 5u);
   for (size_t i = 1; i < calls.size(); ++i) EXPECT_GE(calls[i].first, calls[i - 1].first);
   EXPECT_EQ(calls.back(), std::make_pair(uint64_t{json.size()}, uint64_t{json.size()}));
@@ -557,6 +561,179 @@ TEST(TraceReader, ReadsALargeFileInWindows) {
   EXPECT_EQ(i, expected.size());
   EXPECT_EQ(meta->withheld.size(), 1u);
   unlink(path.c_str());
+}
+
+// Issue 9: windows were cut at newlines only, so a trace written on one line was held whole
+// (858 MB for 383 MB), and bad JSON made the window double up to the whole file.
+
+std::string OneLine(std::string json) {
+  std::erase(json, '\n');
+  return json;
+}
+
+// Names full of what a cut looks for: `},`, `:`, escaped quotes and backslashes.
+std::string TrickyTrace(int events) {
+  std::string out = R"({"traceEvents":[)";
+  for (int i = 0; i < events; ++i) {
+    if (i > 0) out += i % 3 == 0 ? ", " : ",";
+    out += R"({"ph":"X","name":"f<{a},{b}>::g(\"},{\"\\\\\"x\": [1, 2]}, \\)" + std::to_string(i) +
+           R"(","ts":)" + std::to_string(i) + R"(.5,"args":{"graph id":1,"graph node id":)" +
+           std::to_string(i % 7) + R"(,"grid":[1,{"a":[]}]}})";
+  }
+  return out + R"(],"nodescope":{"dropped_records":{"total":2}}})";
+}
+
+StatusOr<TraceMetadata> ReadWith(std::string_view json, std::vector<Seen>* seen,
+                                 const TraceReadOptions& options) {
+  return ReadTraceText(
+      "trace.json", json,
+      [seen](const TraceEvent& e) {
+        Seen s;
+        s.ph = e.ph, s.name = e.name, s.ts = e.ts_us, s.node_id = e.graph_node_id;
+        s.offset = e.offset;
+        seen->push_back(s);
+        return OkStatus();
+      },
+      options);
+}
+
+TEST(TraceReader, OneLineTracesReadInSmallWindowsWithinTheLimit) {
+  constexpr size_t kLimit = 4096;
+  for (const std::string& json : {OneLine(PrettyTrace(120)), OneLine(PrettyTrace(120, true)),
+                                  OneLine(SampleTrace()), TrickyTrace(60)}) {
+    std::vector<Seen> whole;
+    auto expected = ReadWith(json, &whole, {});
+    ASSERT_TRUE(expected.ok()) << expected.status().ToString();
+    ASSERT_GT(json.size(), 4 * size_t{1000});
+    for (size_t window = 64; window <= 1200; window += window < 300 ? 1 : 37) {
+      std::vector<Seen> seen;
+      size_t peak = 0;
+      TraceReadOptions options;
+      options.window_bytes = window;
+      options.max_window_bytes = kLimit;
+      options.peak_window_bytes = &peak;
+      auto meta = ReadWith(json, &seen, options);
+      ASSERT_TRUE(meta.ok()) << "window " << window << ": " << meta.status().ToString();
+      EXPECT_EQ(meta->events, expected->events) << window;
+      EXPECT_EQ(meta->dropped_total, expected->dropped_total) << window;
+      EXPECT_EQ(meta->withheld, expected->withheld) << window;
+      ASSERT_EQ(seen.size(), whole.size()) << window;
+      for (size_t i = 0; i < seen.size(); ++i) ASSERT_EQ(seen[i], whole[i]) << window << " " << i;
+      EXPECT_GT(peak, 0u);
+      EXPECT_LE(peak, kLimit + 128) << window;  // the prefix's room and simdjson's padding
+    }
+  }
+}
+
+// Every truncation of a one-line trace, read in small windows, fails as it does in one.
+TEST(TraceReader, EveryTruncationOfAOneLineTraceFailsTheSameInWindows) {
+  for (const std::string& json : {OneLine(PrettyTrace(12)), TrickyTrace(8)}) {
+    for (size_t n = 0; n + 2 < json.size(); ++n) {
+      const std::string_view cut = std::string_view(json).substr(0, n);
+      auto whole = Read(cut);
+      ASSERT_FALSE(whole.ok()) << n;
+      for (size_t window : {64, 97, 200}) {
+        auto windowed = Read(cut, nullptr, window);
+        ASSERT_FALSE(windowed.ok()) << n;
+        ASSERT_EQ(windowed.status().message(), whole.status().message()) << n << " " << window;
+      }
+    }
+  }
+}
+
+TEST(TraceReader, AOneLineFileIsReadAWindowAtATime) {
+  const std::string json = OneLine(PrettyTrace(6000));
+  ASSERT_GT(json.size(), size_t{1} << 20);
+  std::vector<Seen> expected;
+  ASSERT_TRUE(ReadWith(json, &expected, {}).ok());
+  const std::string path = WriteTemp(json);
+  TraceReadOptions options;
+  options.window_bytes = 16384;
+  std::vector<uint64_t> read;
+  options.progress = [&](uint64_t bytes, uint64_t) { read.push_back(bytes); };
+  size_t i = 0;
+  auto meta = ReadTraceFile(
+      path,
+      [&](const TraceEvent& e) {
+        EXPECT_EQ(e.offset, expected.at(i).offset);
+        ++i;
+        return OkStatus();
+      },
+      options);
+  unlink(path.c_str());
+  ASSERT_TRUE(meta.ok()) << meta.status().ToString();
+  EXPECT_EQ(i, expected.size());
+  ASSERT_FALSE(read.empty());
+  EXPECT_LE(read.front(), 65536u) << "the first window read " << read.front() << " of "
+                                  << json.size() << " bytes";
+  EXPECT_GE(read.size(), json.size() / 16384);
+}
+
+TEST(TraceReader, AnEventLargerThanTheLimitIsAnErrorAtItsByte) {
+  const std::string big = R"({"name":")" + std::string(10000, 'x') + R"("})";
+  TraceReadOptions options;
+  options.window_bytes = 1024;
+  options.max_window_bytes = 8192;
+  size_t peak = 0;
+  options.peak_window_bytes = &peak;
+  std::vector<Seen> seen;
+  for (const char* sep : {",", ",\n"}) {
+    const std::string json =
+        std::string(R"({"traceEvents":[{"name":"a"})") + sep + big + sep + R"({"name":"c"}]})";
+    seen.clear();
+    auto r = ReadWith(json, &seen, options);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().message(),
+              "trace.json: byte " + std::to_string(json.find(big)) +
+                  ": an event, or the part of the trace before the first event or after the "
+                  "last, is larger than 8192 bytes, the most of a trace nodescope holds in memory "
+                  "at once");
+    EXPECT_EQ(seen.size(), 1u);
+    EXPECT_LE(peak, 8192u + 128);
+    // Within the limit (64 MiB by default) it is read.
+    seen.clear();
+    EXPECT_TRUE(ReadWith(json, &seen, {}).ok());
+    EXPECT_EQ(seen.size(), 3u);
+  }
+  // Before the first event, and after the last.
+  const std::string pad = R"("pad":")" + std::string(10000, 'x') + "\"";
+  auto head = ReadWith(R"({"a":1,)" + pad + R"(,"traceEvents":[]})", &seen, options);
+  EXPECT_NE(head.status().message().find("trace.json: byte 7: an event, or the part"),
+            std::string::npos)
+      << head.status().ToString();
+  auto tail = ReadWith(R"({"traceEvents":[{"name":"a"}],)" + pad + "}", &seen, options);
+  EXPECT_NE(tail.status().message().find("is larger than 8192 bytes"), std::string::npos)
+      << tail.status().ToString();
+}
+
+TEST(TraceReader, ZerosFailAtOnceWithoutBeingHeld) {
+  // `head -c 2147483648 /dev/zero | gzip -1 | nodescope check` took 6.3 GB and 42 s.
+  const std::string zeros(size_t{8} << 20, '\0');
+  const std::string start = R"({"traceEvents":[{"name":"a"},)";
+  for (const std::string& json : {zeros, start + zeros, std::string(3 << 20, ' ') + zeros}) {
+    const std::string path = WriteTemp(json);
+    TraceReadOptions options;
+    size_t peak = 0;
+    options.peak_window_bytes = &peak;
+    uint64_t read = 0;
+    options.progress = [&](uint64_t bytes, uint64_t) { read = bytes; };
+    auto r = ReadTraceFile(
+        path, [](const TraceEvent&) { return OkStatus(); }, options);
+    unlink(path.c_str());
+    EXPECT_EQ(r.status().message(),
+              path + ": byte " + std::to_string(json.find('\0')) + ": not valid JSON here");
+    EXPECT_LE(read, json.size() - zeros.size() + (size_t{2} << 20));
+    EXPECT_LE(peak, json.size() - zeros.size() + (size_t{2} << 20));
+  }
+}
+
+// Issue 9: simdjson's "control character in a string" was reported without a byte when the
+// reader's own scan did not find it (it took `\"` outside a string for a quote).
+TEST(TraceReader, EveryStringErrorNamesItsByte) {
+  EXPECT_EQ(ErrorOf("\\\"\"\n\""),
+            "trace.json: byte 3: a control character (a raw tab or newline?) inside a string");
+  EXPECT_EQ(ErrorOf("   \n"),
+            "trace.json: byte 4 (end of file): no JSON value in the file (only whitespace)");
 }
 
 }  // namespace

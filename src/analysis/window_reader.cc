@@ -46,10 +46,11 @@ bool WindowReader::Failed(error_code error) {
                               " (end of file): " + Describe(simdjson::INCOMPLETE_ARRAY_OR_OBJECT)),
                 /*retry=*/true);
   }
-  error_ = DataLossError(std::string(name_) + ": byte " +
-                         std::to_string(Offset(at.value_unsafe())) + ": " + Describe(error));
-  retry_ = !w_.last;
-  return false;
+  // simdjson places an error met past the last token at that token (or the one before).
+  const uint64_t offset = Offset(at.value_unsafe());
+  return Fail(DataLossError(std::string(name_) + ": byte " + std::to_string(offset) + ": " +
+                            Describe(error)),
+              /*retry=*/offset >= w_.tail);
 }
 
 bool WindowReader::GetUint(od::value& v, std::string_view key, std::optional<uint64_t>* out) {
@@ -221,6 +222,7 @@ bool WindowReader::ReadArgs(od::value& v, TraceEvent* event) {
 bool WindowReader::ReadEvent(od::value& v, TraceEvent* event) {
   const char* at = v.raw_json_token().data();
   event->offset = Offset(at);
+  pending_start_ = event->offset;
   od::object object;
   error_code e = v.get_object().get(object);
   if (e != simdjson::SUCCESS) [[unlikely]] {
@@ -367,6 +369,7 @@ bool WindowReader::Read(od::document& doc, const TraceEventVisitor& visit, Trace
       od::field field;
       if (error_code e = std::move(field_or).get(field)) return Failed(e);
       od::raw_json_string key = field.key();
+      pending_start_ = Offset(key.raw() - 1);
       if (key == "traceEvents") {
         od::array events;
         error_code e = field.value().get_array().get(events);

@@ -23,6 +23,9 @@ struct Window {
   size_t size = 0;              // bytes of the file in the window
   bool last = false;            // reaches the end of the file
   bool resumed = false;         // starts with an event read before (after a prefix)
+  // Offset of the window's last tokens (of the file's end in the last window): an error found
+  // at them or after them may come from the cut, which hides what follows them.
+  uint64_t tail = 0;
 };
 
 // Reads one window. Stops at the first error; says whether another window may do better.
@@ -31,14 +34,24 @@ class WindowReader {
   // Strings are unescaped into `strings`, which must hold the window plus simdjson's padding.
   WindowReader(std::string_view name, const Window& window, simdjson::ondemand::parser& parser,
                uint8_t* strings)
-      : name_(name), w_(window), parser_(parser), strings_(strings), skip_first_(window.resumed) {}
+      : name_(name),
+        w_(window),
+        parser_(parser),
+        strings_(strings),
+        skip_first_(window.resumed),
+        pending_start_(window.pos) {}
 
   // False on an error (TakeError()) or, in a window that is not the last, when "traceEvents" ends.
   bool Read(simdjson::ondemand::document& doc, const TraceEventVisitor& visit, TraceMetadata* meta);
 
   Status TakeError() { return std::move(error_); }
-  // The error may come from where the window was cut: a larger window may read on.
+  // The error may come from where the window was cut (it ran into the window's end): a window
+  // starting at last_start(), or a larger one, reads on. Any other error is the file's: a
+  // window ends between tokens and outside strings, so what it holds reads as in the file.
   bool retry() const { return retry_; }
+  // Where the value that ran into the window's end starts: an element of "traceEvents" or a
+  // member of the top-level object (the window's start when none had started).
+  uint64_t pending_start() const { return pending_start_; }
   // Events completed in this window, and the offset of the last one (to resume from).
   uint64_t completed() const { return completed_; }
   uint64_t last_start() const { return last_start_; }
@@ -56,9 +69,11 @@ class WindowReader {
     retry_ = retry && !w_.last;
     return false;
   }
+  // An error about the value at `at`: at the window's last tokens or past them, maybe the cut's.
   bool ErrorAt(const char* at, const std::string& what) {
     return Fail(
-        DataLossError(std::string(name_) + ": byte " + std::to_string(Offset(at)) + ": " + what));
+        DataLossError(std::string(name_) + ": byte " + std::to_string(Offset(at)) + ": " + what),
+        /*retry=*/Offset(at) >= w_.tail);
   }
   // An error from simdjson while walking the document: the offset is where its iterator stands.
   // Running into the end of the window, wherever simdjson notices it, means the file is cut
@@ -98,6 +113,7 @@ class WindowReader {
   bool array_format_ = false;
   uint64_t completed_ = 0;
   uint64_t last_start_ = 0;
+  uint64_t pending_start_ = 0;
 };
 
 }  // namespace nodescope::analysis

@@ -194,3 +194,10 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_analysis)
     endforeach()
   endif()
 endif()
+
+# Trace reader (issue 9): every error names its byte, this one too (`\"` outside a string).
+if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_analysis)
+  set(data ${PROJECT_SOURCE_DIR}/src/analysis/testdata)
+  nodescope_cli_test(check string_error_byte EXIT 2 ARGS ${data}/escape_outside_string.json
+    STDOUT "^$" STDERR "^nodescope check: [^\n]*/escape_outside_string.json: byte 3: a control character \\(a raw tab or newline\\?\\) inside a string\n$")
+endif()
