@@ -33,6 +33,18 @@ def setup():
     return args, tempfile.mkdtemp(prefix="nodescope-gpu-")
 
 
+def require_python(code, what):
+    """Skips the test (exit 77) unless `code` runs in this Python: e.g. torch with CUDA."""
+    if subprocess.run([sys.executable, "-c", code], capture_output=True).returncode != 0:
+        print(f"SKIP: {what} is not installed")
+        sys.exit(SKIP)
+
+
+def example(name):
+    """The path of examples/NAME."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", name)
+
+
 def run_traced(args, out, program_args, **kw):
     cmd = [args.nodescope, "run", "-o", out, "--"] + program_args
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300, **kw)

@@ -6,17 +6,12 @@ import os
 import subprocess
 import sys
 
-from gpu_common import SKIP, Checker, gpu_events, load, run_traced, setup
+from gpu_common import Checker, example, gpu_events, load, require_python, run_traced, setup
 
 args, tmp = setup()
-probe = subprocess.run([sys.executable, "-c", "import jax; assert jax.devices()[0].platform == 'gpu'"],
-                       capture_output=True, text=True)
-if probe.returncode != 0:
-    print("SKIP: JAX with CUDA is not installed")
-    sys.exit(SKIP)
+require_python("import jax; assert jax.devices()[0].platform == 'gpu'", "JAX with CUDA")
 c = Checker("gpu_jax")
-here = os.path.dirname(os.path.abspath(__file__))
-script = os.path.join(here, "..", "..", "examples", "jax_jit.py")
+script = example("jax_jit.py")
 out = os.path.join(tmp, "jax.json")
 r = run_traced(args, out, [sys.executable, script])
 print(r.stdout[-2000:], r.stderr[-3000:])

@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 
-from gpu_common import SKIP, Checker, gpu_events, load, run_traced, setup
+from gpu_common import SKIP, Checker, example, gpu_events, load, run_traced, setup
 
 args, tmp = setup()
 probe = subprocess.run(
@@ -22,8 +22,7 @@ if probe.returncode != 0:
 gpus = int(probe.stdout.strip())
 world = 2 if gpus >= 2 else 1
 c = Checker("gpu_nccl")
-here = os.path.dirname(os.path.abspath(__file__))
-script = os.path.join(here, "..", "..", "examples", "torch_nccl_graph.py")
+script = example("torch_nccl_graph.py")
 out = os.path.join(tmp, "ar.json")
 if world == 2:
     program = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2", script]

@@ -3,20 +3,15 @@ cuSOLVER â€” NVIDIA libraries that may use NVTX and its extensions themselves â€
 under `nodescope run`, with its kernels recorded. (Skipped where torch with CUDA is not installed.)"""
 import collections
 import os
-import subprocess
 import sys
 
-from gpu_common import SKIP, Checker, gpu_events, load, run_traced, setup
+from gpu_common import Checker, example, gpu_events, load, require_python, run_traced, setup
 
 args, tmp = setup()
-if subprocess.run([sys.executable, "-c", "import torch; assert torch.cuda.is_available()"],
-                  capture_output=True).returncode != 0:
-    print("SKIP: torch with CUDA is not installed")
-    sys.exit(SKIP)
+require_python("import torch; assert torch.cuda.is_available()", "torch with CUDA")
 c = Checker("gpu_nvtx_libraries")
-here = os.path.dirname(os.path.abspath(__file__))
 out = os.path.join(tmp, "libs.json")
-r = run_traced(args, out, [sys.executable, os.path.join(here, "..", "..", "examples", "torch_libraries.py")])
+r = run_traced(args, out, [sys.executable, example("torch_libraries.py")])
 print(r.stdout[-2000:], r.stderr[-3000:])
 c.check(r.returncode == 0, f"program exits 0 under nodescope run (got {r.returncode})")
 c.check(": ok" in r.stdout, "its results are right")

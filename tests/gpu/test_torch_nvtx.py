@@ -2,19 +2,14 @@
 `nodescope run` with no change to the program (skipped where torch is not installed)."""
 import collections
 import os
-import subprocess
 import sys
 
-from gpu_common import SKIP, Checker, gpu_events, load, run_traced, setup
+from gpu_common import Checker, example, gpu_events, load, require_python, run_traced, setup
 
 args, tmp = setup()
-if subprocess.run([sys.executable, "-c", "import torch; assert torch.cuda.is_available()"],
-                  capture_output=True).returncode != 0:
-    print("SKIP: torch with CUDA is not installed")
-    sys.exit(SKIP)
+require_python("import torch; assert torch.cuda.is_available()", "torch with CUDA")
 c = Checker("gpu_torch_nvtx")
-here = os.path.dirname(os.path.abspath(__file__))
-script = os.path.join(here, "..", "..", "examples", "torch_nvtx.py")
+script = example("torch_nvtx.py")
 out = os.path.join(tmp, "torch.json")
 r = run_traced(args, out, [sys.executable, script])
 print(r.stdout[-2000:], r.stderr[-3000:])
