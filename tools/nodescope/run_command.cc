@@ -25,6 +25,14 @@ constexpr int kToolFailed = 125;
 constexpr int kCannotExecute = 126;
 constexpr int kNotFound = 127;
 
+// Test seam: with NODESCOPE_TEST_STUB_LAUNCHER=1 `run` uses a launcher that needs no driver and
+// injects nothing, so the launch path (checks, report pipe, signals, exit statuses) is tested on
+// machines without a GPU; the program then plays the library's part and writes its own report
+// line. For nodescope's own tests (tools/nodescope/cli_tests.cmake); README lists it.
+constexpr char kStubLauncherVariable[] = "NODESCOPE_TEST_STUB_LAUNCHER";
+Status ProbeStub() { return OkStatus(); }
+void AddNoEnv(const std::string&, std::vector<std::string>*) {}
+
 struct RunOptions {
   std::string output;
   std::string backend;
@@ -136,6 +144,9 @@ int Run(const RunOptions& opts) {
     return program.status().code() == StatusCode::kNotFound ? kNotFound : kCannotExecute;
   }
   std::vector<Launcher> launchers = RegisteredLaunchers();
+  if (const char* stub = std::getenv(kStubLauncherVariable); stub && std::string(stub) == "1") {
+    launchers = {Launcher{"stub", &ProbeStub, &AddNoEnv}};
+  }
   if (launchers.empty()) {
     std::fprintf(stderr,
                  "nodescope run: this build has no GPU backend (the CUDA toolkit was not found "
