@@ -31,21 +31,77 @@ bool IsExecutableFile(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
 }
 
-void ReadLines(int fd, std::string* pending, std::vector<std::string>* lines) {
-  char buf[4096];
-  while (true) {
-    ssize_t n = read(fd, buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    pending->append(buf, static_cast<size_t>(n));
+// Splits what the report pipe carries into lines, keeping at most `limits` of it.
+class ReportReader {
+ public:
+  ReportReader(const ReportLimits& limits, ChildResult* result)
+      : limits_(limits), result_(result) {}
+
+  // Reads what the pipe holds now, at most kMaxPerCall bytes, so the caller returns to waitpid
+  // even while a writer floods the pipe.
+  void ReadAvailable(int fd) {
+    constexpr size_t kMaxPerCall = size_t{1} << 20;
+    char buf[65536];
+    size_t total = 0;
+    while (total < kMaxPerCall) {
+      ssize_t n = read(fd, buf, sizeof(buf));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      Take(buf, static_cast<size_t>(n));
+      total += static_cast<size_t>(n);
+    }
   }
-  size_t start = 0, nl;
-  while ((nl = pending->find('\n', start)) != std::string::npos) {
-    lines->push_back(pending->substr(start, nl - start));
-    start = nl + 1;
+
+  // A last line without its newline is not a whole report line.
+  void Finish() {
+    Discard(pending_.size());
+    pending_.clear();
   }
-  pending->erase(0, start);
-}
+
+ private:
+  void Take(const char* data, size_t n) {
+    while (n > 0) {
+      const char* nl = static_cast<const char*>(std::memchr(data, '\n', n));
+      size_t len = nl != nullptr ? static_cast<size_t>(nl - data) : n;
+      if (skipping_) {
+        Discard(len);
+      } else if (pending_.size() + len > limits_.max_line_bytes) {
+        Discard(pending_.size() + len);
+        pending_.clear();
+        skipping_ = true;
+      } else {
+        pending_.append(data, len);
+      }
+      if (nl == nullptr) return;
+      if (skipping_) {
+        Discard(1);
+        skipping_ = false;
+      } else {
+        EndLine();
+      }
+      data += len + 1;
+      n -= len + 1;
+    }
+  }
+
+  void EndLine() {
+    if (kept_ + pending_.size() + 1 > limits_.max_total_bytes) {
+      Discard(pending_.size() + 1);
+    } else {
+      kept_ += pending_.size() + 1;
+      result_->report_lines.push_back(pending_);
+    }
+    pending_.clear();
+  }
+
+  void Discard(size_t n) { result_->report_bytes_discarded += n; }
+
+  ReportLimits limits_;
+  ChildResult* result_;
+  std::string pending_;    // the line being read (at most max_line_bytes)
+  bool skipping_ = false;  // inside a line already too long: dropped up to its newline
+  size_t kept_ = 0;        // bytes of kept lines, newlines included
+};
 
 }  // namespace
 
@@ -65,8 +121,8 @@ StatusOr<std::string> ResolveProgram(const std::string& program, const char* pat
   size_t start = 0;
   while (start <= path.size()) {
     size_t colon = path.find(':', start);
-    std::string dir = path.substr(start, colon == std::string::npos ? std::string::npos
-                                                                     : colon - start);
+    std::string dir =
+        path.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
     std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
     if (IsExecutableFile(candidate)) return candidate;
     if (access(candidate.c_str(), F_OK) == 0) found_not_executable = true;
@@ -79,20 +135,31 @@ StatusOr<std::string> ResolveProgram(const std::string& program, const char* pat
   return NotFoundError("program '" + program + "' not found in PATH");
 }
 
-Status CheckWritable(const std::string& path) {
-  std::string probe = path + ".nodescope-probe";
+StatusOr<timespec> CheckWritable(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return InvalidArgumentError("cannot write the trace to '" + path + "': it is a folder");
+  }
+  std::string probe = path + ".nodescope-probe-" + std::to_string(getpid());
   int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
-    if (errno == EEXIST) return OkStatus();  // a stale probe file: the folder is writable
-    return ErrnoError("cannot write the trace to '" + path + "'", errno);
+    int err = errno;
+    if (err == EEXIST) {  // a stale probe of an earlier run with our pid: the folder is writable
+      timespec now{};
+      clock_gettime(CLOCK_REALTIME_COARSE, &now);
+      return now;
+    }
+    return ErrnoError("cannot write the trace to '" + path + "'", err);
   }
+  fstat(fd, &st);
   close(fd);
   unlink(probe.c_str());
-  return OkStatus();
+  return st.st_mtim;
 }
 
 StatusOr<ChildResult> RunChild(const std::vector<std::string>& argv,
-                               const std::vector<std::string>& extra_env) {
+                               const std::vector<std::string>& extra_env,
+                               const ReportLimits& limits) {
   int report[2];
   if (pipe2(report, O_CLOEXEC) != 0) return ErrnoError("pipe", errno);
   // The write end must survive exec in the child (and its own children).
@@ -100,7 +167,7 @@ StatusOr<ChildResult> RunChild(const std::vector<std::string>& argv,
   if (child_fd < 0) return ErrnoError("fcntl", errno);
 
   std::vector<std::string> env_strings = extra_env;
-  env_strings.push_back("NODESCOPE_REPORT_FD=" + std::to_string(child_fd));
+  env_strings.push_back(std::string(report::kFdVariable) + "=" + std::to_string(child_fd));
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -123,7 +190,7 @@ StatusOr<ChildResult> RunChild(const std::vector<std::string>& argv,
     for (const std::string& kv : env_strings) putenv(const_cast<char*>(kv.c_str()));
     char root[48];
     std::snprintf(root, sizeof(root), "%d", static_cast<int>(getpid()));
-    setenv("NODESCOPE_ROOT_PID", root, 1);
+    setenv(report::kRootPidVariable, root, 1);
     execv(args[0], args.data());
     const char* msg = "nodescope: exec failed\n";
     (void)!write(2, msg, std::strlen(msg));
@@ -136,7 +203,7 @@ StatusOr<ChildResult> RunChild(const std::vector<std::string>& argv,
 
   ChildResult result;
   result.pid = pid;
-  std::string pending;
+  ReportReader reader(limits, &result);
   int status = 0;
   while (true) {
     pid_t r = waitpid(pid, &status, WNOHANG);
@@ -148,16 +215,17 @@ StatusOr<ChildResult> RunChild(const std::vector<std::string>& argv,
     }
     pollfd p{report[0], POLLIN, 0};
     poll(&p, 1, 50);
-    ReadLines(report[0], &pending, &result.report_lines);
+    reader.ReadAvailable(report[0]);
   }
   g_child.store(0);
   // A descendant that outlives the program may still hold the pipe: wait briefly, not forever.
   for (int i = 0; i < 10; ++i) {
     pollfd p{report[0], POLLIN, 0};
     if (poll(&p, 1, 20) <= 0) break;
-    ReadLines(report[0], &pending, &result.report_lines);
+    reader.ReadAvailable(report[0]);
     if (p.revents & POLLHUP) break;
   }
+  reader.Finish();
   close(report[0]);
   for (int i = 0; i < 4; ++i) sigaction(kForwarded[i], &old[i], nullptr);
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -70,10 +71,53 @@ TEST(RunChild, ForwardsTerminationSentToUs) {
 TEST(CheckWritable, ReportsUnwritableFolders) {
   std::string dir = TempDir();
   EXPECT_TRUE(CheckWritable(dir + "/t.json").ok());
-  EXPECT_EQ(access((dir + "/t.json.nodescope-probe").c_str(), F_OK), -1) << "probe left behind";
-  Status s = CheckWritable("/nonexistent-dir-xyz/t.json");
+  EXPECT_TRUE(std::filesystem::is_empty(dir)) << "probe left behind";
+  auto s = CheckWritable("/nonexistent-dir-xyz/t.json");
   EXPECT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("/nonexistent-dir-xyz/t.json"), std::string::npos);
+  EXPECT_NE(s.status().message().find("/nonexistent-dir-xyz/t.json"), std::string::npos);
+  s = CheckWritable(dir);
+  EXPECT_FALSE(s.ok()) << "a folder is not a trace file";
+}
+
+TEST(CheckWritable, ReturnsTheFolderClockBeforeLaterFiles) {
+  std::string dir = TempDir();
+  auto started = CheckWritable(dir + "/t.json");
+  ASSERT_TRUE(started.ok());
+  std::ofstream(dir + "/t.json") << "{}";
+  struct stat st {};
+  ASSERT_EQ(stat((dir + "/t.json").c_str(), &st), 0);
+  EXPECT_TRUE(st.st_mtim.tv_sec > started->tv_sec ||
+              (st.st_mtim.tv_sec == started->tv_sec && st.st_mtim.tv_nsec >= started->tv_nsec));
+}
+
+// The traced program can write to the report pipe without limit (it reached 1 GB in 8 s):
+// what is kept stays bounded, the rest is drained (the writer never blocks) and counted.
+TEST(RunChild, ReportPipeIsBoundedAndDrained) {
+  // 64 MiB of 1000-byte lines, then one line of 64 KiB without a newline.
+  auto r = RunChild({"/bin/sh", "-c",
+                     "yes \"$(printf '%0999d' 0)\" | head -c 67108864 >&$NODESCOPE_REPORT_FD; "
+                     "head -c 65536 /dev/zero | tr '\\0' x >&$NODESCOPE_REPORT_FD; exit 4"},
+                    {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->exit_status, 4);
+  size_t kept = 0;
+  for (const std::string& line : r->report_lines) kept += line.size() + 1;
+  EXPECT_LE(kept, report::kMaxReportBytes);
+  EXPECT_GT(kept, report::kMaxReportBytes - 1000) << "kept less than the limit allows";
+  EXPECT_EQ(kept + r->report_bytes_discarded, size_t{67108864} + 65536);
+}
+
+TEST(RunChild, OverlongLinesAreDroppedWhole) {
+  ReportLimits limits;
+  limits.max_line_bytes = 10;
+  auto r = RunChild(
+      {"/bin/sh", "-c", "printf 'short\\n0123456789ABCDEF\\nok\\n' >&$NODESCOPE_REPORT_FD"}, {},
+      limits);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->report_lines.size(), 2u);
+  EXPECT_EQ(r->report_lines[0], "short");
+  EXPECT_EQ(r->report_lines[1], "ok");
+  EXPECT_EQ(r->report_bytes_discarded, 17u);
 }
 
 }  // namespace

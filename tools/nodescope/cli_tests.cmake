@@ -139,3 +139,15 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_analysis)
   nodescope_cli_test(nodes negative_top EXIT 2 ARGS ${data}/clean.json --top -1 STDOUT "^$"
     STDERR "--top: must not be negative")
 endif()
+
+# run: the launch path without a GPU (run_cli_test.py; NODESCOPE_TEST_STUB_LAUNCHER=1 stands in
+# for the CUDA driver): the report pipe, signals and orphans, environment checks, exit statuses.
+if(NODESCOPE_BUILD_TESTS AND Python3_EXECUTABLE)
+  foreach(case report_valid report_forged report_escape report_flood)
+    add_test(NAME run_cli_${case}
+             COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/run_cli_test.py
+                     $<TARGET_FILE:nodescope_cli> $<TARGET_FILE:nodescope>
+                     ${CMAKE_CURRENT_BINARY_DIR}/run_cli/${case} ${case})
+    set_tests_properties(run_cli_${case} PROPERTIES LABELS "unit;cli" TIMEOUT 120)
+  endforeach()
+endif()

@@ -8,14 +8,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <memory>
 #include <string>
-#include <sys/stat.h>
 #include <vector>
 
+#include "api/run_report.h"
 #include "backends/backend.h"
 #include "child_process.h"
+#include "run_summary.h"
 
 namespace nodescope::cli {
 namespace {
@@ -57,8 +57,7 @@ StatusOr<std::string> FindTracerLibrary() {
     return std::string(env);
   }
   std::string dir = SelfDir();
-  for (const std::string& candidate :
-       {dir + "/../lib/libnodescope.so", dir + "/libnodescope.so"}) {
+  for (const std::string& candidate : {dir + "/../lib/libnodescope.so", dir + "/libnodescope.so"}) {
     char real[PATH_MAX];
     if (access(candidate.c_str(), R_OK) == 0 && realpath(candidate.c_str(), real) != nullptr) {
       return std::string(real);
@@ -66,71 +65,6 @@ StatusOr<std::string> FindTracerLibrary() {
   }
   return NotFoundError("libnodescope.so not found next to the nodescope binary (looked in " + dir +
                        "/../lib); set NODESCOPE_LIBRARY");
-}
-
-std::map<std::string, std::string> ParseReport(const std::string& line) {
-  std::map<std::string, std::string> fields;
-  size_t start = 0;
-  while (start <= line.size()) {
-    size_t tab = line.find('\t', start);
-    std::string field = line.substr(start, tab == std::string::npos ? std::string::npos
-                                                                    : tab - start);
-    size_t eq = field.find('=');
-    if (eq == std::string::npos) {
-      fields["kind"] = field;
-    } else {
-      fields[field.substr(0, eq)] = field.substr(eq + 1);
-    }
-    if (tab == std::string::npos) break;
-    start = tab + 1;
-  }
-  return fields;
-}
-
-std::string HumanBytes(const std::string& path) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) return "?";
-  double b = static_cast<double>(st.st_size);
-  const char* units[] = {"B", "KB", "MB", "GB"};
-  int u = 0;
-  while (b >= 1024 && u < 3) {
-    b /= 1024;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.1f %s", b, units[u]);
-  return buf;
-}
-
-void PrintReport(const std::vector<std::string>& lines, int root_pid) {
-  bool any_trace = false;
-  for (const std::string& line : lines) {
-    auto f = ParseReport(line);
-    bool root = f["pid"] == std::to_string(root_pid);
-    std::string who = root ? "" : " (child process " + f["pid"] + ")";
-    if (f["kind"] == "error") {
-      std::fprintf(stderr, "nodescope: no trace%s: %s\n", who.c_str(), f["message"].c_str());
-      continue;
-    }
-    if (f["kind"] != "trace") continue;
-    any_trace = true;
-    std::fprintf(stderr,
-                 "nodescope: trace%s written to %s (%s)\n"
-                 "  GPU events       %10s  (kernels %s, memcpys %s, memsets %s)\n"
-                 "  graph-launched   %10s\n"
-                 "  API calls        %10s\n"
-                 "  dropped records  %10s\n"
-                 "  flush + write    %7s ms + %s ms\n",
-                 who.c_str(), f["path"].c_str(), HumanBytes(f["path"]).c_str(),
-                 f["gpu_events"].c_str(), f["kernels"].c_str(), f["memcpys"].c_str(),
-                 f["memsets"].c_str(), f["graph_events"].c_str(), f["api_calls"].c_str(),
-                 f["dropped"].c_str(), f["flush_ms"].c_str(), f["write_ms"].c_str());
-  }
-  if (!any_trace && lines.empty()) {
-    std::fprintf(stderr,
-                 "nodescope: no trace written: the program never initialised CUDA (did it use "
-                 "the GPU?)\n");
-  }
 }
 
 int Run(const RunOptions& opts) {
@@ -176,15 +110,18 @@ int Run(const RunOptions& opts) {
     std::fprintf(stderr, "nodescope run: %s\n", library.status().message().c_str());
     return kToolFailed;
   }
-  Status writable = CheckWritable(opts.output.empty() ? "nodescope-trace.json" : opts.output);
-  if (!writable.ok()) {
-    std::fprintf(stderr, "nodescope run: %s\n", writable.message().c_str());
+  // -o, or else the NODESCOPE_OUTPUT the program inherits: either way checked before it runs.
+  const char* inherited = std::getenv(report::kOutputVariable);
+  std::string output = !opts.output.empty() ? opts.output : inherited ? inherited : "";
+  StatusOr<timespec> started = CheckWritable(output.empty() ? "nodescope-trace.json" : output);
+  if (!started.ok()) {
+    std::fprintf(stderr, "nodescope run: %s\n", TerminalSafe(started.status().message()).c_str());
     return kToolFailed;
   }
 
   std::vector<std::string> env;
   chosen->add_env(*library, &env);
-  if (!opts.output.empty()) env.push_back("NODESCOPE_OUTPUT=" + opts.output);
+  if (!opts.output.empty()) env.push_back(std::string(report::kOutputVariable) + "=" + opts.output);
   std::vector<std::string> argv = opts.command;
   argv[0] = *program;
   StatusOr<ChildResult> result = RunChild(argv, env);
@@ -192,7 +129,7 @@ int Run(const RunOptions& opts) {
     std::fprintf(stderr, "nodescope run: %s\n", result.status().ToString().c_str());
     return kToolFailed;
   }
-  PrintReport(result->report_lines, result->pid);
+  PrintRunSummary(*result, RunContext{output, result->pid, *started}, stderr);
   if (result->signal != 0) {
     std::fprintf(stderr, "nodescope: the program was terminated by signal %d (%s)\n",
                  result->signal, strsignal(result->signal));
@@ -209,8 +146,7 @@ void AddRunCommand(CLI::App& app, int* exit_code) {
   run->add_option("-o,--output", opts->output,
                   "Trace file to write (default: nodescope-<pid>.json in the current folder)");
   run->add_option("--backend", opts->backend, "Vendor backend to use (default: the first found)");
-  run->add_option("command", opts->command, "PROGRAM [ARGS...] (put -- before it)")
-      ->required();
+  run->add_option("command", opts->command, "PROGRAM [ARGS...] (put -- before it)")->required();
   run->positionals_at_end();
   run->callback([opts, exit_code]() { *exit_code = Run(*opts); });
 }

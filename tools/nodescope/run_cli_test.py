@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""`nodescope run` end to end on a machine without a GPU.
+
+NODESCOPE_TEST_STUB_LAUNCHER=1 makes `run` launch the program with no driver and inject nothing;
+the program (a shell script here) plays the library's part on the report pipe.
+Usage: run_cli_test.py NODESCOPE LIBRARY SCRATCH CASE   (exit 0: passed)
+"""
+import ctypes
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+NODESCOPE, LIBRARY, SCRATCH, CASE = sys.argv[1:5]
+FIELDS = ("gpu_events=12\tkernels=10\tmemcpys=1\tmemsets=1\tgraph_events=0\tapi_calls=5"
+          "\tdropped=0\tflush_ms=0\twrite_ms=0")
+PROBLEMS = []
+
+
+def check(ok, what):
+    if not ok:
+        PROBLEMS.append(what)
+
+
+def env(**extra):
+    e = {k: v for k, v in os.environ.items() if not k.startswith("NODESCOPE_")}
+    e.update(NODESCOPE_TEST_STUB_LAUNCHER="1", NODESCOPE_LIBRARY=LIBRARY)
+    for k, v in extra.items():
+        if v is None:
+            e.pop(k, None)
+        else:
+            e[k] = v
+    return e
+
+
+def run(args, timeout=60, **extra):
+    return subprocess.run([NODESCOPE, "run", *args], capture_output=True, text=True,
+                          errors="replace", timeout=timeout, env=env(**extra), cwd=SCRATCH)
+
+
+def sh(script):
+    return ["--", "/bin/sh", "-c", script]
+
+
+def report_line(path_expr):
+    """A shell printf writing a well-formed trace line for this shell's pid."""
+    return (f"printf 'trace\\tpid=%s\\t{FIELDS}\\tpath=%s\\n' $$ \"{path_expr}\" "
+            ">&$NODESCOPE_REPORT_FD")
+
+
+# --- the report pipe (issue 9, item 5) -------------------------------------------------------
+
+def report_valid():
+    out = os.path.join(SCRATCH, "valid.json")
+    r = run(["-o", out, *sh(f"printf '{{}}' > \"$NODESCOPE_OUTPUT\"; {report_line('$NODESCOPE_OUTPUT')}")])
+    check(r.returncode == 0, f"exit {r.returncode}")
+    check(f"nodescope: trace written to {out} (2.0 B)\n" in r.stderr, "the trace is not reported")
+    check("warning" not in r.stderr, "a warning for a good report")
+    return r
+
+
+def report_forged():
+    # The program names a file it did not get from run: never shown, and said.
+    r = run(["-o", os.path.join(SCRATCH, "t.json"), *sh(report_line("/etc/shadow"))])
+    check(r.returncode == 0, f"exit {r.returncode}")
+    check("/etc/shadow" not in r.stderr, "the forged path reached the terminal")
+    check("ignored 1 report line not written by nodescope" in r.stderr, "the forgery is not said")
+    return r
+
+
+def report_escape():
+    r = run(sh("printf 'error\\tpid=%s\\tmessage=\\033]0;owned\\007\\033[2J fake\\n' $$ "
+               ">&$NODESCOPE_REPORT_FD"))
+    check("\x1b" not in r.stderr and "\x07" not in r.stderr, "a raw escape reached the terminal")
+    check("nodescope: no trace: \\x1b]0;owned\\x07\\x1b[2J fake" in r.stderr, "message not shown escaped")
+    return r
+
+
+def report_flood():
+    # 64 MiB of 1000-byte lines (the issue saw 1 GB in 8 s): run's memory must not follow.
+    start = time.monotonic()
+    r = run(sh("yes \"$(printf '%0999d' 0)\" | head -c 67108864 >&$NODESCOPE_REPORT_FD; exit 3"))
+    rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    check(r.returncode == 3, f"exit {r.returncode}")
+    check(rss_mb < 32, f"peak RSS {rss_mb:.0f} MB for a 64 MiB report flood")
+    check("bytes of the report pipe were discarded" in r.stderr, "the discarded bytes are not said")
+    print(f"report_flood: peak RSS {rss_mb:.1f} MB, {time.monotonic() - start:.2f} s")
+    return r
+
+
+CASES = {f.__name__: f for f in [report_valid, report_forged, report_escape, report_flood]}
+
+if __name__ == "__main__":
+    os.makedirs(SCRATCH, exist_ok=True)
+    result = CASES[CASE]()
+    if PROBLEMS:
+        print(f"{CASE}: FAILED: " + "; ".join(PROBLEMS))
+        if result is not None:
+            print(f"--- exit {result.returncode}\n--- stderr\n{result.stderr[-3000:]}")
+        sys.exit(1)
+    print(f"{CASE}: passed")
