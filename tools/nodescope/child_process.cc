@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,18 +14,62 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <utility>
+#include <vector>
 
 namespace nodescope::cli {
 namespace {
 
 std::atomic<pid_t> g_child{0};
-constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 void Forward(int sig, siginfo_t* info, void*) {
   pid_t child = g_child.load();
   // SI_KERNEL: a terminal signal that the whole foreground group, child included, already got.
   if (child > 0 && (info == nullptr || info->si_code != SI_KERNEL)) kill(child, sig);
 }
+
+// Every catchable signal whose default action ends a process is passed on to the program, so
+// that none ends nodescope and leaves the program running. Not the ones a fault raises in
+// nodescope itself (SEGV, BUS, FPE, ILL, ABRT, TRAP, SYS): they end nodescope, and then, like
+// SIGKILL, the program's PR_SET_PDEATHSIG.
+std::vector<int> ForwardedSignals() {
+  std::vector<int> s = {SIGHUP,  SIGINT,  SIGQUIT, SIGTERM, SIGUSR1,   SIGUSR2, SIGALRM, SIGVTALRM,
+                        SIGPROF, SIGPOLL, SIGXCPU, SIGXFSZ, SIGSTKFLT, SIGPWR,  SIGPIPE};
+  for (int rt = SIGRTMIN; rt <= SIGRTMAX; ++rt) s.push_back(rt);
+  return s;
+}
+
+// The signal the program gets when nodescope ends (any way, SIGKILL included): SIGKILL, since
+// nothing is left to pass the program's status on, and a program that handles SIGTERM could
+// otherwise run on.
+constexpr int kParentDeathSignal = SIGKILL;
+
+// Installs Forward() for `signals` (not for one the caller ignores: an ignored SIGHUP under
+// nohup stays ignored, in the program too) and restores what was there.
+class SignalForwarding {
+ public:
+  explicit SignalForwarding(const std::vector<int>& signals) {
+    struct sigaction sa {};
+    sa.sa_sigaction = &Forward;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    for (int sig : signals) {
+      struct sigaction old {};
+      if (sigaction(sig, nullptr, &old) != 0 || old.sa_handler == SIG_IGN) continue;
+      sigaction(sig, &sa, nullptr);
+      saved_.emplace_back(sig, old);
+    }
+  }
+  ~SignalForwarding() { Restore(); }
+  // Async-signal-safe: also used in the child between fork and exec.
+  void Restore() {
+    for (const auto& [sig, old] : saved_) sigaction(sig, &old, nullptr);
+  }
+
+ private:
+  std::vector<std::pair<int, struct sigaction>> saved_;
+};
 
 bool IsExecutableFile(const std::string& path) {
   struct stat st {};
@@ -172,21 +217,28 @@ StatusOr<ChildResult> RunChild(const std::vector<std::string>& argv,
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
 
-  struct sigaction sa {};
-  sa.sa_sigaction = &Forward;
-  sa.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&sa.sa_mask);
-  struct sigaction old[4];
-  for (int i = 0; i < 4; ++i) sigaction(kForwarded[i], &sa, &old[i]);
+  // Forwarded signals stay blocked until g_child is set: one sent meanwhile is passed on, not lost.
+  std::vector<int> forwarded = ForwardedSignals();
+  sigset_t block, saved_mask;
+  sigemptyset(&block);
+  for (int sig : forwarded) sigaddset(&block, sig);
+  sigprocmask(SIG_BLOCK, &block, &saved_mask);
+  auto forwarding = std::make_unique<SignalForwarding>(forwarded);
+  pid_t parent = getpid();
 
   pid_t pid = fork();
   if (pid < 0) {
     int err = errno;
-    for (int i = 0; i < 4; ++i) sigaction(kForwarded[i], &old[i], nullptr);
+    forwarding.reset();
+    sigprocmask(SIG_SETMASK, &saved_mask, nullptr);
     return ErrnoError("fork", err);
   }
   if (pid == 0) {
-    for (int i = 0; i < 4; ++i) sigaction(kForwarded[i], &old[i], nullptr);
+    forwarding->Restore();
+    sigprocmask(SIG_SETMASK, &saved_mask, nullptr);
+    // No orphan, however nodescope ends. PDEATHSIG follows the thread that forked: this one,
+    // which stays in RunChild until the program has ended.
+    if (prctl(PR_SET_PDEATHSIG, kParentDeathSignal) != 0 || getppid() != parent) _exit(125);
     for (const std::string& kv : env_strings) putenv(const_cast<char*>(kv.c_str()));
     char root[48];
     std::snprintf(root, sizeof(root), "%d", static_cast<int>(getpid()));
@@ -197,6 +249,7 @@ StatusOr<ChildResult> RunChild(const std::vector<std::string>& argv,
     _exit(127);
   }
   g_child.store(pid);
+  sigprocmask(SIG_SETMASK, &saved_mask, nullptr);
   close(report[1]);
   close(child_fd);
   fcntl(report[0], F_SETFL, O_NONBLOCK);
@@ -206,18 +259,25 @@ StatusOr<ChildResult> RunChild(const std::vector<std::string>& argv,
   ReportReader reader(limits, &result);
   int status = 0;
   while (true) {
-    pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid) break;
+    // Seen ended but not yet reaped (WNOWAIT): its pid cannot be reused while Forward() may
+    // still send to it.
+    siginfo_t info{};
+    int r = waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT);
+    if (r == 0 && info.si_pid == pid) break;
     if (r < 0 && errno != EINTR) {
       int err = errno;
+      g_child.store(0);
       close(report[0]);
-      return ErrnoError("waitpid", err);
+      return ErrnoError("waitid", err);
     }
     pollfd p{report[0], POLLIN, 0};
     poll(&p, 1, 50);
     reader.ReadAvailable(report[0]);
   }
   g_child.store(0);
+  forwarding.reset();
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
   // A descendant that outlives the program may still hold the pipe: wait briefly, not forever.
   for (int i = 0; i < 10; ++i) {
     pollfd p{report[0], POLLIN, 0};
@@ -227,7 +287,6 @@ StatusOr<ChildResult> RunChild(const std::vector<std::string>& argv,
   }
   reader.Finish();
   close(report[0]);
-  for (int i = 0; i < 4; ++i) sigaction(kForwarded[i], &old[i], nullptr);
 
   if (WIFEXITED(status)) {
     result.exit_status = WEXITSTATUS(status);

@@ -32,8 +32,11 @@ struct ChildResult {
   uint64_t report_bytes_discarded = 0;    // over the limits, or a last line without '\n'
 };
 
-// Runs `argv` (argv[0] already resolved) with `extra_env` added, forwarding SIGINT/SIGTERM/SIGHUP/
-// SIGQUIT that are sent to us (a terminal's Ctrl-C already reaches the whole process group).
+// Runs `argv` (argv[0] already resolved) with `extra_env` added. Every catchable signal that
+// would end us (HUP, INT, QUIT, TERM, USR1, USR2, ALRM, PIPE, realtime, ...) is passed on to the
+// program instead (a terminal's Ctrl-C already reaches the whole process group, so it is not
+// sent twice); if we end anyway (SIGKILL, a fault) the kernel sends the program SIGKILL
+// (PR_SET_PDEATHSIG), so it is never left running without us.
 // The child finds the report pipe's write end in NODESCOPE_REPORT_FD and its own pid in
 // NODESCOPE_ROOT_PID (processes it starts in turn write their own trace files).
 // The pipe is read while the program runs (never left full, so writers never block) and kept

@@ -2,10 +2,15 @@
 #include "child_process.h"
 
 #include <gtest/gtest.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -66,6 +71,63 @@ TEST(RunChild, ForwardsTerminationSentToUs) {
   EXPECT_EQ(r->exit_status, 7);
   ASSERT_EQ(r->report_lines.size(), 1u);
   EXPECT_EQ(r->report_lines[0], "got-term");
+}
+
+// Signals that nodescope does not expect (USR1, ALRM, ...) used to end it and leave the program
+// running with ppid 1; now every catchable one that would end it reaches the program instead.
+TEST(RunChild, ForwardsEveryTerminatingSignal) {
+  for (int sig : {SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGPOLL, SIGPWR, SIGPIPE, SIGHUP,
+                  SIGQUIT, SIGXCPU, SIGXFSZ, SIGRTMIN, SIGRTMAX}) {
+    // The program sends the signal to us and waits: it must come back to it, with no trap.
+    std::string script = "ulimit -c 0; kill -" + std::to_string(sig) + " " +
+                         std::to_string(getpid()) +
+                         "; i=0; while [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; exit 1";
+    auto r = RunChild({"/bin/sh", "-c", script}, {});
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r->signal, sig) << strsignal(sig) << ": exit status " << r->exit_status;
+  }
+}
+
+// However nodescope ends, the program must not run on without it (PR_SET_PDEATHSIG): a
+// `nodescope` stand-in runs a program, is killed, and the program must end within seconds.
+TEST(RunChild, NoOrphanWhenWeAreKilled) {
+  // Orphans are reparented to this test (not to init), so it can see how they end.
+  ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  for (int sig : {SIGKILL, SIGSEGV}) {
+    std::string pid_file = TempDir() + "/pid";
+    pid_t middle = fork();
+    ASSERT_GE(middle, 0);
+    if (middle == 0) {
+      rlimit no_core{0, 0};
+      setrlimit(RLIMIT_CORE, &no_core);
+      auto r = RunChild({"/bin/sh", "-c",
+                         "echo $$ > " + pid_file + ".tmp; mv " + pid_file + ".tmp " + pid_file +
+                             "; exec sleep 30"},
+                        {});
+      _exit(r.ok() ? 0 : 1);
+    }
+    pid_t program = 0;
+    for (int i = 0; i < 500 && program == 0; ++i) {
+      usleep(10000);
+      std::ifstream(pid_file) >> program;
+    }
+    ASSERT_GT(program, 0) << "the program did not start";
+    kill(middle, sig);
+    int status = 0;
+    ASSERT_EQ(waitpid(middle, &status, 0), middle);
+    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig);
+    pid_t ended = 0;
+    for (int i = 0; i < 500 && ended == 0; ++i) {
+      ended = waitpid(program, &status, WNOHANG);
+      if (ended == 0) usleep(10000);
+    }
+    if (ended == 0) {  // still running after 5 s: an orphan
+      kill(program, SIGKILL);
+      waitpid(program, &status, 0);
+    }
+    EXPECT_EQ(ended, program) << "the program ran on after nodescope got " << strsignal(sig);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  }
 }
 
 TEST(CheckWritable, ReportsUnwritableFolders) {

@@ -91,7 +91,92 @@ def report_flood():
     return r
 
 
-CASES = {f.__name__: f for f in [report_valid, report_forged, report_escape, report_flood]}
+# --- signals and orphans (item 6) -------------------------------------------------------------
+
+TERMINATING = [signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGTERM, signal.SIGUSR1,
+               signal.SIGUSR2, signal.SIGALRM, signal.SIGVTALRM, signal.SIGPROF, signal.SIGIO,
+               signal.SIGXCPU, signal.SIGXFSZ, signal.SIGPWR, signal.SIGPIPE, signal.SIGRTMIN,
+               signal.SIGRTMAX]
+
+
+def start_sleeper(name):
+    """Starts `nodescope run` on a program that records its pid and sleeps; returns both."""
+    pid_file = os.path.join(SCRATCH, name + ".pid")
+    if os.path.exists(pid_file):
+        os.remove(pid_file)
+    script = f"ulimit -c 0; echo $$ > {pid_file}.tmp; mv {pid_file}.tmp {pid_file}; exec sleep 30"
+
+    def default_signals():  # whatever ignored them here (a background job), nodescope gets them
+        for sig in TERMINATING:
+            signal.signal(sig, signal.SIG_DFL)
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+    proc = subprocess.Popen([NODESCOPE, "run", *sh(script)], env=env(), cwd=SCRATCH,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            errors="replace", preexec_fn=default_signals)
+    for _ in range(1000):
+        if os.path.exists(pid_file):
+            return proc, int(open(pid_file).read())
+        time.sleep(0.01)
+    proc.kill()
+    raise RuntimeError("the program did not start")
+
+
+def alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def signals_forwarded():
+    # Each signal that would end nodescope reaches the program; run exits as the program did.
+    for sig in TERMINATING:
+        proc, program = start_sleeper("forward")
+        os.kill(proc.pid, sig)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        name = signal.Signals(sig).name if sig in signal.Signals.__members__.values() else str(sig)
+        check(proc.returncode == 128 + sig,
+              f"{name}: run exited {proc.returncode}, expected {128 + sig} (the program's)")
+        if alive(program):
+            PROBLEMS.append(f"{name}: the program runs on as an orphan")
+            os.kill(program, signal.SIGKILL)
+        proc.stderr.close()
+
+
+def no_orphan():
+    # SIGKILL (or a fault) cannot be forwarded: the kernel must end the program (PDEATHSIG).
+    libc = ctypes.CDLL(None, use_errno=True)
+    PR_SET_CHILD_SUBREAPER = 36
+    libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # orphans come to us, so we can reap them
+    for sig in (signal.SIGKILL, signal.SIGSEGV, signal.SIGABRT):
+        proc, program = start_sleeper("orphan")
+        os.kill(proc.pid, sig)
+        proc.wait()
+        proc.stderr.close()
+        ended = None
+        for _ in range(500):
+            pid, status = os.waitpid(program, os.WNOHANG)
+            if pid == program:
+                ended = status
+                break
+            time.sleep(0.01)
+        if ended is None:
+            PROBLEMS.append(f"{signal.Signals(sig).name}: the program ran on as an orphan")
+            os.kill(program, signal.SIGKILL)
+            os.waitpid(program, 0)
+        else:
+            check(os.WIFSIGNALED(ended) and os.WTERMSIG(ended) == signal.SIGKILL,
+                  f"{signal.Signals(sig).name}: the program ended with status {ended}")
+
+
+CASES = {f.__name__: f for f in [report_valid, report_forged, report_escape, report_flood,
+                                   signals_forwarded, no_orphan]}
 
 if __name__ == "__main__":
     os.makedirs(SCRATCH, exist_ok=True)
