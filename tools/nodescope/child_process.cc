@@ -151,7 +151,7 @@ class ReportReader {
 }  // namespace
 
 StatusOr<std::string> ResolveProgram(const std::string& program, const char* path_env) {
-  if (program.empty()) return InvalidArgumentError("no program given");
+  if (program.empty()) return NotFoundError("program '' not found");  // as env '' says
   if (program.find('/') != std::string::npos) {
     if (access(program.c_str(), F_OK) != 0) {
       return NotFoundError("program '" + program + "' not found");

@@ -31,6 +31,8 @@ TEST(ResolveProgram, SearchesPathAndReportsWhy) {
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
   EXPECT_NE(missing.status().message().find("not found"), std::string::npos);
   EXPECT_EQ(ResolveProgram("./no/such/file", nullptr).status().code(), StatusCode::kNotFound);
+  // As `env ""` does: status 127, not 126.
+  EXPECT_EQ(ResolveProgram("", nullptr).status().code(), StatusCode::kNotFound);
 
   std::string dir = TempDir();
   std::string plain = dir + "/plain.txt";

@@ -175,8 +175,50 @@ def no_orphan():
                   f"{signal.Signals(sig).name}: the program ended with status {ended}")
 
 
+# --- environment checks (item 7) and exit statuses (item 8) -----------------------------------
+
+def refused_before_start(what, args, expect_stderr, **extra):
+    """run must exit 125 with `expect_stderr` in its message, and never start the program."""
+    marker = os.path.join(SCRATCH, "started")
+    if os.path.exists(marker):
+        os.remove(marker)
+    r = run([*args, "--", "/bin/sh", "-c", f"touch {marker}"], **extra)
+    check(r.returncode == 125, f"{what}: exit {r.returncode}, expected 125")
+    check(expect_stderr in r.stderr, f"{what}: stderr lacks {expect_stderr!r}: {r.stderr!r}")
+    check(not os.path.exists(marker), f"{what}: the program was started")
+
+
+def env_checked():
+    refused_before_start("NODESCOPE_LIBRARY=/etc/passwd", [],
+                         "NODESCOPE_LIBRARY: '/etc/passwd' is not a nodescope tracer library: "
+                         "not an ELF file", NODESCOPE_LIBRARY="/etc/passwd")
+    refused_before_start("NODESCOPE_LIBRARY=a PIE executable", [],
+                         "is not a nodescope tracer library", NODESCOPE_LIBRARY=NODESCOPE)
+    refused_before_start("NODESCOPE_OUTPUT unwritable", [],
+                         "cannot write the trace to '/nonexistent-dir/x.json'",
+                         NODESCOPE_OUTPUT="/nonexistent-dir/x.json")
+    refused_before_start("NODESCOPE_OUTPUT a folder", [], "it is a folder", NODESCOPE_OUTPUT="/")
+    refused_before_start("NODESCOPE_MAX_EVENTS=' 5'", [], "NODESCOPE_MAX_EVENTS=' 5' is not",
+                         NODESCOPE_MAX_EVENTS=" 5")
+    refused_before_start("NODESCOPE_BUFFER_SIZE_MB=2^44", [],
+                         "NODESCOPE_BUFFER_SIZE_MB='17592186044416' is not a whole number from 1",
+                         NODESCOPE_BUFFER_SIZE_MB="17592186044416")
+
+
+def usage_statuses():
+    cases = [([], 125), (["--bogus", "--", "true"], 125), (["-o"], 125),
+             (["-o", "", "--", "true"], 125), (["--backend", "nosuch", "--", "true"], 125),
+             (["--", ""], 127), (["--", "/nonexistent/prog"], 127), (["--", "/etc/passwd"], 126),
+             (["--help"], 0), (["--", "/bin/sh", "-c", "exit 2"], 2),
+             (["--", "/bin/sh", "-c", "exit 125"], 125)]
+    for args, expected in cases:
+        r = run(args)
+        check(r.returncode == expected, f"run {args}: exit {r.returncode}, expected {expected}")
+
+
 CASES = {f.__name__: f for f in [report_valid, report_forged, report_escape, report_flood,
-                                   signals_forwarded, no_orphan]}
+                                   signals_forwarded, no_orphan, env_checked,
+                                   usage_statuses]}
 
 if __name__ == "__main__":
     os.makedirs(SCRATCH, exist_ok=True)

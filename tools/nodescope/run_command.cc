@@ -14,14 +14,16 @@
 
 #include "api/run_report.h"
 #include "backends/backend.h"
+#include "base/env.h"
 #include "child_process.h"
 #include "run_summary.h"
+#include "tracer_library.h"
 
 namespace nodescope::cli {
 namespace {
 
 // Exit statuses of nodescope itself, as timeout(1) and env(1) use them.
-constexpr int kToolFailed = 125;
+constexpr int kToolFailed = kRunUsageError;
 constexpr int kCannotExecute = 126;
 constexpr int kNotFound = 127;
 
@@ -49,17 +51,19 @@ std::string SelfDir() {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
+// The library to inject: NODESCOPE_LIBRARY, else the one installed beside this binary; either
+// must be a shared library of ours (tracer_library.h), not just any readable file.
 StatusOr<std::string> FindTracerLibrary() {
   if (const char* env = std::getenv("NODESCOPE_LIBRARY"); env != nullptr && *env != '\0') {
-    if (access(env, R_OK) != 0) {
-      return NotFoundError(std::string("NODESCOPE_LIBRARY='") + env + "' cannot be read");
-    }
+    Status ours = CheckTracerLibrary(env, TracerLibrarySymbols());
+    if (!ours.ok()) return InvalidArgumentError("NODESCOPE_LIBRARY: " + ours.message());
     return std::string(env);
   }
   std::string dir = SelfDir();
   for (const std::string& candidate : {dir + "/../lib/libnodescope.so", dir + "/libnodescope.so"}) {
     char real[PATH_MAX];
     if (access(candidate.c_str(), R_OK) == 0 && realpath(candidate.c_str(), real) != nullptr) {
+      RETURN_IF_ERROR(CheckTracerLibrary(real, TracerLibrarySymbols()));
       return std::string(real);
     }
   }
@@ -74,13 +78,23 @@ int Run(const RunOptions& opts) {
   }
   StatusOr<std::string> program = ResolveProgram(opts.command[0], std::getenv("PATH"));
   if (!program.ok()) {
-    std::fprintf(stderr, "nodescope run: %s\n", program.status().message().c_str());
+    std::fprintf(stderr, "nodescope run: %s\n", TerminalSafe(program.status().message()).c_str());
     return program.status().code() == StatusCode::kNotFound ? kNotFound : kCannotExecute;
   }
-  std::vector<Launcher> launchers = RegisteredLaunchers();
-  if (const char* stub = std::getenv(kStubLauncherVariable); stub && std::string(stub) == "1") {
-    launchers = {Launcher{"stub", &ProbeStub, &AddNoEnv}};
+  // The library reads these too, but then a bad value only stops the trace, not the program.
+  StatusOr<TracerOptions> options = TracerOptionsFromEnv();
+  if (!options.ok()) {
+    std::fprintf(stderr, "nodescope run: %s\n", options.status().message().c_str());
+    return kToolFailed;
   }
+  std::vector<Launcher> launchers = RegisteredLaunchers();
+  bool stub = false;
+  Status stub_flag = ReadEnvFlag(kStubLauncherVariable, &stub);
+  if (!stub_flag.ok()) {
+    std::fprintf(stderr, "nodescope run: %s\n", stub_flag.message().c_str());
+    return kToolFailed;
+  }
+  if (stub) launchers = {Launcher{"stub", &ProbeStub, &AddNoEnv}};
   if (launchers.empty()) {
     std::fprintf(stderr,
                  "nodescope run: this build has no GPU backend (the CUDA toolkit was not found "
@@ -107,7 +121,7 @@ int Run(const RunOptions& opts) {
   }
   StatusOr<std::string> library = FindTracerLibrary();
   if (!library.ok()) {
-    std::fprintf(stderr, "nodescope run: %s\n", library.status().message().c_str());
+    std::fprintf(stderr, "nodescope run: %s\n", TerminalSafe(library.status().message()).c_str());
     return kToolFailed;
   }
   // -o, or else the NODESCOPE_OUTPUT the program inherits: either way checked before it runs.
@@ -139,16 +153,18 @@ int Run(const RunOptions& opts) {
 
 }  // namespace
 
-void AddRunCommand(CLI::App& app, int* exit_code) {
+CLI::App* AddRunCommand(CLI::App& app, int* exit_code) {
   auto opts = std::make_shared<RunOptions>();
   CLI::App* run = app.add_subcommand(
       "run", "Trace an unmodified program: every kernel, copy and fill, with graph node keys");
   run->add_option("-o,--output", opts->output,
-                  "Trace file to write (default: nodescope-<pid>.json in the current folder)");
+                  "Trace file to write (default: nodescope-<pid>.json in the current folder)")
+      ->check([](const std::string& v) { return v.empty() ? "must not be empty" : ""; });
   run->add_option("--backend", opts->backend, "Vendor backend to use (default: the first found)");
   run->add_option("command", opts->command, "PROGRAM [ARGS...] (put -- before it)")->required();
   run->positionals_at_end();
   run->callback([opts, exit_code]() { *exit_code = Run(*opts); });
+  return run;
 }
 
 }  // namespace nodescope::cli
