@@ -6,7 +6,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-scripts/build.sh build
+# Only what this job runs (the `main_job` target: the CLI, libnodescope.so and, with CUDA, the
+# example), not the tests and benchmarks that scripts/test.sh builds.
+echo "run: building the nodescope CLI, libnodescope.so and (with CUDA) the example into build/" >&2
+scripts/build.sh build --target main_job
 bin=build/bin
 if [ -x "$bin/graph_replay" ] && command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
   trace=nodescope-example.json
