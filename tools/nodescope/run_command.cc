@@ -68,7 +68,7 @@ StatusOr<std::string> FindTracerLibrary() {
     }
   }
   return NotFoundError("libnodescope.so not found next to the nodescope binary (looked in " + dir +
-                       "/../lib); set NODESCOPE_LIBRARY");
+                       "/../lib; build the `nodescope` target), or set NODESCOPE_LIBRARY");
 }
 
 int Run(const RunOptions& opts) {
@@ -114,7 +114,8 @@ int Run(const RunOptions& opts) {
   }
   if (chosen == nullptr) {
     if (problems.empty()) {
-      std::fprintf(stderr, "nodescope run: unknown backend '%s'\n", opts.backend.c_str());
+      std::fprintf(stderr, "nodescope run: unknown backend '%s'\n",
+                   TerminalSafe(opts.backend).c_str());
     }
     for (const std::string& p : problems) std::fprintf(stderr, "nodescope run: %s\n", p.c_str());
     return kToolFailed;
