@@ -8,7 +8,6 @@ Usage: run_cli_test.py NODESCOPE LIBRARY SCRATCH CASE   (exit 0: passed)
 import ctypes
 import os
 import resource
-import shutil
 import signal
 import subprocess
 import sys
