@@ -10,7 +10,7 @@ dir=build-fuzz
 # Only what the fuzzer needs: no tests, benchmarks or CUDA. Optimized but without NDEBUG, so that
 # asserts and simdjson's development checks (misuse of its On-Demand API) stay on.
 cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g" \
-  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DNODESCOPE_FUZZ=ON \
+  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DNODESCOPE_FUZZ=ON -DNODESCOPE_WERROR=ON \
   -DNODESCOPE_BUILD_TESTS=OFF -DNODESCOPE_BUILD_BENCH=OFF -DNODESCOPE_WITH_CUPTI=OFF >/dev/null
 cmake --build "$dir" -j "$(nproc)" --target trace_reader_fuzzer
 # New inputs the fuzzer finds go into the copy; fuzz/corpus stays as committed.

@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
-# The test command: builds nodescope and runs every test (GPU tests skip cleanly without a GPU),
-# then the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer, then the trace
-# reader's fuzzer for a minute (scripts/fuzz.sh; NODESCOPE_FUZZ_SECONDS changes how long).
+# The test command: builds nodescope with warnings as errors and runs every test (GPU tests skip
+# cleanly without a GPU), then the unit tests again under AddressSanitizer +
+# UndefinedBehaviorSanitizer, then builds the library and CLI in Release as users do, then the
+# trace reader's fuzzer for a minute (scripts/fuzz.sh; NODESCOPE_FUZZ_SECONDS changes how long).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-scripts/build.sh build
+# The project's own builds treat warnings as errors; a user's build does not (NODESCOPE_WERROR).
+scripts/build.sh build -DNODESCOPE_WERROR=ON
 (cd build && ctest --output-on-failure -j "$(nproc)")
-scripts/build.sh build-asan -DNODESCOPE_SANITIZE=ON -DNODESCOPE_BUILD_BENCH=OFF
+scripts/build.sh build-asan -DNODESCOPE_WERROR=ON -DNODESCOPE_SANITIZE=ON -DNODESCOPE_BUILD_BENCH=OFF
 (cd build-asan && ctest --output-on-failure -j "$(nproc)" -L unit)
+# A Release build of the library and the CLI as users build them: -O3 and the default options,
+# so warnings are not fatal (g++ 12 warns falsely there, -Wrestrict); then a smoke run of it.
+scripts/build.sh build-release -DCMAKE_BUILD_TYPE=Release -DNODESCOPE_BUILD_TESTS=OFF \
+  -DNODESCOPE_BUILD_BENCH=OFF --target nodescope_cli nodescope
+build-release/bin/nodescope check examples/traces/torch_graph_mlp.json >/dev/null
 scripts/fuzz.sh

@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -17,11 +18,13 @@
 #include <thread>
 
 #include "api/finish_trace.h"
+#include "api/run_report.h"
 #include "backends/backend.h"
-#include "ranges/range_recorder.h"
 #include "base/clock.h"
+#include "base/env.h"
 #include "export/chrome_trace_writer.h"
 #include "model/trace.h"
+#include "ranges/range_recorder.h"
 
 namespace nodescope {
 namespace {
@@ -56,8 +59,26 @@ void WriteAll(int fd, const std::string& text) {
   }
 }
 
-void Report(const std::string& line) {
-  if (g_report_fd >= 0) WriteAll(g_report_fd, line + "\n");
+// One write() per line: lines up to PIPE_BUF bytes from several processes never interleave.
+void Report(const report::Line& line) {
+  if (g_report_fd >= 0) WriteAll(g_report_fd, report::Format(line));
+}
+
+// The report pipe `nodescope run` passed, or -1: a bad value, or an fd that is not a pipe (a
+// value inherited from elsewhere must not make us write into an unrelated file), is ignored.
+int ReportFdFromEnv() {
+  uint64_t fd = UINT64_MAX;
+  Status s = ReadEnvDecimal(report::kFdVariable, 0, INT32_MAX, &fd);
+  if (!s.ok()) {
+    std::fprintf(stderr, "nodescope: warning: %s (no summary goes to nodescope run)\n",
+                 s.message().c_str());
+    return -1;
+  }
+  struct stat st {};
+  if (fd == UINT64_MAX || fstat(static_cast<int>(fd), &st) != 0 || !S_ISFIFO(st.st_mode)) {
+    return -1;
+  }
+  return static_cast<int>(fd);
 }
 
 void Finalize(int signal_number) {
@@ -76,24 +97,26 @@ void Finalize(int signal_number) {
   if (signal_number != 0) trace.counters.emplace_back("ended_by_signal", signal_number);
   Status written = WriteChromeTraceFile(trace, *g_path);
   uint64_t t2 = NowNs();
-  TraceSummary s = Summarize(trace);
-  std::string pid = std::to_string(getpid());
+  report::Line line;
+  line.pid = static_cast<uint64_t>(getpid());
   if (written.ok()) {
-    Report("trace\tpid=" + pid + "\tgpu_events=" + std::to_string(s.gpu_events) +
-           "\tkernels=" + std::to_string(s.kernels) + "\tmemcpys=" + std::to_string(s.memcpys) +
-           "\tmemsets=" + std::to_string(s.memsets) +
-           "\tgraph_events=" + std::to_string(s.graph_events) +
-           "\tapi_calls=" + std::to_string(s.api_calls) + "\tdropped=" +
-           std::to_string(s.dropped) + "\tflush_ms=" + std::to_string((t1 - t0) / 1000000) +
-           "\twrite_ms=" + std::to_string((t2 - t1) / 1000000) + "\tpath=" + *g_path);
+    line.summary = Summarize(trace);
+    line.flush_ms = (t1 - t0) / 1000000;
+    line.write_ms = (t2 - t1) / 1000000;
+    line.path = *g_path;
+    Report(line);
     if (g_report_fd < 0) {
-      std::fprintf(stderr, "nodescope: wrote %s (%llu GPU events, %llu from graphs, %llu dropped)\n",
+      const TraceSummary& s = line.summary;
+      std::fprintf(stderr,
+                   "nodescope: wrote %s (%llu GPU events, %llu from graphs, %llu dropped)\n",
                    g_path->c_str(), static_cast<unsigned long long>(s.gpu_events),
                    static_cast<unsigned long long>(s.graph_events),
                    static_cast<unsigned long long>(s.dropped));
     }
   } else {
-    Report("error\tpid=" + pid + "\tmessage=" + written.ToString());
+    line.kind = report::Line::Kind::kError;
+    line.message = written.ToString();
+    Report(line);
     std::fprintf(stderr, "nodescope: could not write the trace: %s\n", written.ToString().c_str());
   }
   if (!stopped.ok()) {
@@ -159,20 +182,6 @@ void InstallSignalHooks() {
 
 }  // namespace
 
-std::string ProcessTracePath(const char* output, const char* root_pid, long pid) {
-  std::string pid_text = std::to_string(pid);
-  if (output == nullptr || *output == '\0') return "nodescope-" + pid_text + ".json";
-  std::string out = output;
-  if (root_pid == nullptr || *root_pid == '\0' || pid_text == root_pid) return out;
-  // A child process of the traced program: same folder and stem, its own pid.
-  size_t slash = out.rfind('/');
-  size_t dot = out.rfind('.');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) {
-    return out + "-" + pid_text;
-  }
-  return out.substr(0, dot) + "-" + pid_text + out.substr(dot);
-}
-
 bool ProcessSessionActive() {
   int s = g_state.load();
   return s == kRunning || s == kFinalizing;
@@ -181,13 +190,17 @@ bool ProcessSessionActive() {
 Status StartProcessSession(std::string_view backend) {
   std::lock_guard<std::mutex> lock(g_start_mu);
   if (g_state.load() != kIdle) return OkStatus();
-  if (const char* fd = std::getenv("NODESCOPE_REPORT_FD")) g_report_fd = std::atoi(fd);
-  g_path = new std::string(ProcessTracePath(std::getenv("NODESCOPE_OUTPUT"),
-                                            std::getenv("NODESCOPE_ROOT_PID"), getpid()));
-  std::string pid = std::to_string(getpid());
+  g_report_fd = ReportFdFromEnv();
+  g_path = new std::string(report::TracePathFor(std::getenv(report::kOutputVariable),
+                                                std::getenv(report::kRootPidVariable), getpid()));
   auto fail = [&](const Status& s) {
-    Report("error\tpid=" + pid + "\tmessage=" + s.ToString());
-    std::fprintf(stderr, "nodescope: not tracing pid %s: %s\n", pid.c_str(), s.ToString().c_str());
+    report::Line line;
+    line.kind = report::Line::Kind::kError;
+    line.pid = static_cast<uint64_t>(getpid());
+    line.message = s.ToString();
+    Report(line);
+    std::fprintf(stderr, "nodescope: not tracing pid %d: %s\n", static_cast<int>(getpid()),
+                 s.ToString().c_str());
     return s;
   };
   StatusOr<TracerOptions> options = TracerOptionsFromEnv();

@@ -12,14 +12,11 @@ namespace nodescope {
 // Starts the named backend for the whole process and arranges for the trace to be written.
 // Idempotent: a second call (a second injection hook) is a no-op. Never throws.
 // Environment: NODESCOPE_OUTPUT (path), NODESCOPE_ROOT_PID (the pid `nodescope run` started;
-// other processes write <stem>-<pid>.json), NODESCOPE_REPORT_FD (where the summary line goes).
+// other processes write <stem>-<pid>.json), NODESCOPE_REPORT_FD (where the summary line goes;
+// the format and the path rule are in api/run_report.h).
 Status StartProcessSession(std::string_view backend);
 
 // True while a process session is tracing (the in-process API then refuses to start its own).
 bool ProcessSessionActive();
-
-// The trace path a process with `pid` uses, given NODESCOPE_OUTPUT and NODESCOPE_ROOT_PID values
-// (either may be null). Exposed for tests.
-std::string ProcessTracePath(const char* output, const char* root_pid, long pid);
 
 }  // namespace nodescope

@@ -23,8 +23,14 @@ struct TracerOptions {
   bool graph_attribution = true;
 };
 
-// Reads NODESCOPE_BUFFER_SIZE_MB, NODESCOPE_MAX_BUFFERS, NODESCOPE_MAX_EVENTS; bad values are
-// reported rather than silently replaced.
+// The ranges TracerOptionsFromEnv() accepts (README, "Environment variables").
+inline constexpr uint64_t kMaxBufferSizeMb = 1024;         // NODESCOPE_BUFFER_SIZE_MB: 1..1024
+inline constexpr uint64_t kMaxBuffers = 65536;             // NODESCOPE_MAX_BUFFERS: 2..65536
+inline constexpr uint64_t kMaxEvents = 1'000'000'000'000;  // NODESCOPE_MAX_EVENTS: 1..10^12
+
+// Reads NODESCOPE_BUFFER_SIZE_MB, NODESCOPE_MAX_BUFFERS, NODESCOPE_MAX_EVENTS (whole decimal
+// numbers in the ranges above) and NODESCOPE_DISABLE_GRAPH_ATTRIBUTION; a bad value is an error
+// naming the variable, never silently replaced.
 StatusOr<TracerOptions> TracerOptionsFromEnv();
 
 class Tracer {

@@ -1,11 +1,10 @@
 // The backend registry and the options every backend shares.
-#include <cerrno>
-#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <utility>
 
 #include "backends/backend.h"
+#include "base/env.h"
 
 namespace nodescope {
 namespace {
@@ -24,40 +23,20 @@ std::mutex& RegistryMutex() {
   return mu;
 }
 
-Status ParseEnvUint(const char* var, uint64_t min, uint64_t* out) {
-  const char* text = std::getenv(var);
-  if (text == nullptr || *text == '\0') return OkStatus();
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long v = std::strtoull(text, &end, 10);
-  if (errno != 0 || *end != '\0' || text[0] == '-' || v < min) {
-    return InvalidArgumentError(std::string(var) + "='" + text +
-                                "' is not an integer >= " + std::to_string(min));
-  }
-  *out = v;
-  return OkStatus();
-}
-
 }  // namespace
 
 StatusOr<TracerOptions> TracerOptionsFromEnv() {
   TracerOptions o;
   uint64_t mb = o.buffer_bytes >> 20, buffers = o.max_buffers, events = o.max_events;
-  RETURN_IF_ERROR(ParseEnvUint("NODESCOPE_BUFFER_SIZE_MB", 1, &mb));
-  RETURN_IF_ERROR(ParseEnvUint("NODESCOPE_MAX_BUFFERS", 2, &buffers));
-  RETURN_IF_ERROR(ParseEnvUint("NODESCOPE_MAX_EVENTS", 1, &events));
+  RETURN_IF_ERROR(ReadEnvDecimal("NODESCOPE_BUFFER_SIZE_MB", 1, kMaxBufferSizeMb, &mb));
+  RETURN_IF_ERROR(ReadEnvDecimal("NODESCOPE_MAX_BUFFERS", 2, kMaxBuffers, &buffers));
+  RETURN_IF_ERROR(ReadEnvDecimal("NODESCOPE_MAX_EVENTS", 1, kMaxEvents, &events));
   o.buffer_bytes = static_cast<size_t>(mb) << 20;
   o.max_buffers = static_cast<size_t>(buffers);
   o.max_events = events;
-  if (const char* off = std::getenv("NODESCOPE_DISABLE_GRAPH_ATTRIBUTION")) {
-    std::string v = off;
-    if (v == "1" || v == "true" || v == "yes") {
-      o.graph_attribution = false;
-    } else if (!v.empty() && v != "0" && v != "false" && v != "no") {
-      return InvalidArgumentError("NODESCOPE_DISABLE_GRAPH_ATTRIBUTION='" + v +
-                                  "' is not one of 1/true/yes/0/false/no");
-    }
-  }
+  bool disable = false;
+  RETURN_IF_ERROR(ReadEnvFlag("NODESCOPE_DISABLE_GRAPH_ATTRIBUTION", &disable));
+  o.graph_attribution = !disable;
   return o;
 }
 
@@ -73,8 +52,9 @@ StatusOr<std::unique_ptr<Tracer>> CreateTracer(std::string_view name) {
     if (name.empty() || e.name == name) return e.factory();
   }
   if (Registry().empty()) {
-    return UnavailableError("this build of nodescope has no GPU backend (was the CUDA toolkit "
-                            "found at build time?)");
+    return UnavailableError(
+        "this build of nodescope has no GPU backend (was the CUDA toolkit "
+        "found at build time?)");
   }
   return NotFoundError("no backend named '" + std::string(name) + "'");
 }

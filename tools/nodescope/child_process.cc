@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,12 +14,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <utility>
+#include <vector>
 
 namespace nodescope::cli {
 namespace {
 
 std::atomic<pid_t> g_child{0};
-constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 void Forward(int sig, siginfo_t* info, void*) {
   pid_t child = g_child.load();
@@ -26,31 +29,129 @@ void Forward(int sig, siginfo_t* info, void*) {
   if (child > 0 && (info == nullptr || info->si_code != SI_KERNEL)) kill(child, sig);
 }
 
+// Every catchable signal whose default action ends a process is passed on to the program, so
+// that none ends nodescope and leaves the program running. Not the ones a fault raises in
+// nodescope itself (SEGV, BUS, FPE, ILL, ABRT, TRAP, SYS): they end nodescope, and then, like
+// SIGKILL, the program's PR_SET_PDEATHSIG.
+std::vector<int> ForwardedSignals() {
+  std::vector<int> s = {SIGHUP,  SIGINT,  SIGQUIT, SIGTERM, SIGUSR1,   SIGUSR2, SIGALRM, SIGVTALRM,
+                        SIGPROF, SIGPOLL, SIGXCPU, SIGXFSZ, SIGSTKFLT, SIGPWR,  SIGPIPE};
+  for (int rt = SIGRTMIN; rt <= SIGRTMAX; ++rt) s.push_back(rt);
+  return s;
+}
+
+// The signal the program gets when nodescope ends (any way, SIGKILL included): SIGKILL, since
+// nothing is left to pass the program's status on, and a program that handles SIGTERM could
+// otherwise run on.
+constexpr int kParentDeathSignal = SIGKILL;
+
+// Installs Forward() for `signals` (not for one the caller ignores: an ignored SIGHUP under
+// nohup stays ignored, in the program too) and restores what was there.
+class SignalForwarding {
+ public:
+  explicit SignalForwarding(const std::vector<int>& signals) {
+    struct sigaction sa {};
+    sa.sa_sigaction = &Forward;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    for (int sig : signals) {
+      struct sigaction old {};
+      if (sigaction(sig, nullptr, &old) != 0 || old.sa_handler == SIG_IGN) continue;
+      sigaction(sig, &sa, nullptr);
+      saved_.emplace_back(sig, old);
+    }
+  }
+  ~SignalForwarding() { Restore(); }
+  // Async-signal-safe: also used in the child between fork and exec.
+  void Restore() {
+    for (const auto& [sig, old] : saved_) sigaction(sig, &old, nullptr);
+  }
+
+ private:
+  std::vector<std::pair<int, struct sigaction>> saved_;
+};
+
 bool IsExecutableFile(const std::string& path) {
   struct stat st {};
   return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
 }
 
-void ReadLines(int fd, std::string* pending, std::vector<std::string>* lines) {
-  char buf[4096];
-  while (true) {
-    ssize_t n = read(fd, buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    pending->append(buf, static_cast<size_t>(n));
+// Splits what the report pipe carries into lines, keeping at most `limits` of it.
+class ReportReader {
+ public:
+  ReportReader(const ReportLimits& limits, ChildResult* result)
+      : limits_(limits), result_(result) {}
+
+  // Reads what the pipe holds now, at most kMaxPerCall bytes, so the caller returns to waitpid
+  // even while a writer floods the pipe.
+  void ReadAvailable(int fd) {
+    constexpr size_t kMaxPerCall = size_t{1} << 20;
+    char buf[65536];
+    size_t total = 0;
+    while (total < kMaxPerCall) {
+      ssize_t n = read(fd, buf, sizeof(buf));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      Take(buf, static_cast<size_t>(n));
+      total += static_cast<size_t>(n);
+    }
   }
-  size_t start = 0, nl;
-  while ((nl = pending->find('\n', start)) != std::string::npos) {
-    lines->push_back(pending->substr(start, nl - start));
-    start = nl + 1;
+
+  // A last line without its newline is not a whole report line.
+  void Finish() {
+    Discard(pending_.size());
+    pending_.clear();
   }
-  pending->erase(0, start);
-}
+
+ private:
+  void Take(const char* data, size_t n) {
+    while (n > 0) {
+      const char* nl = static_cast<const char*>(std::memchr(data, '\n', n));
+      size_t len = nl != nullptr ? static_cast<size_t>(nl - data) : n;
+      if (skipping_) {
+        Discard(len);
+      } else if (pending_.size() + len > limits_.max_line_bytes) {
+        Discard(pending_.size() + len);
+        pending_.clear();
+        skipping_ = true;
+      } else {
+        pending_.append(data, len);
+      }
+      if (nl == nullptr) return;
+      if (skipping_) {
+        Discard(1);
+        skipping_ = false;
+      } else {
+        EndLine();
+      }
+      data += len + 1;
+      n -= len + 1;
+    }
+  }
+
+  void EndLine() {
+    if (kept_ + pending_.size() + 1 > limits_.max_total_bytes) {
+      Discard(pending_.size() + 1);
+    } else {
+      kept_ += pending_.size() + 1;
+      result_->report_lines.push_back(pending_);
+    }
+    pending_.clear();
+  }
+
+  void Discard(size_t n) { result_->report_bytes_discarded += n; }
+
+  ReportLimits limits_;
+  ChildResult* result_;
+  std::string pending_;    // the line being read (at most max_line_bytes)
+  bool skipping_ = false;  // inside a line already too long: dropped up to its newline
+  size_t kept_ = 0;        // bytes of kept lines, newlines included
+};
 
 }  // namespace
 
 StatusOr<std::string> ResolveProgram(const std::string& program, const char* path_env) {
-  if (program.empty()) return InvalidArgumentError("no program given");
+  if (program.empty()) return NotFoundError("program '' not found");  // as env '' says
   if (program.find('/') != std::string::npos) {
     if (access(program.c_str(), F_OK) != 0) {
       return NotFoundError("program '" + program + "' not found");
@@ -65,8 +166,8 @@ StatusOr<std::string> ResolveProgram(const std::string& program, const char* pat
   size_t start = 0;
   while (start <= path.size()) {
     size_t colon = path.find(':', start);
-    std::string dir = path.substr(start, colon == std::string::npos ? std::string::npos
-                                                                     : colon - start);
+    std::string dir =
+        path.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
     std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
     if (IsExecutableFile(candidate)) return candidate;
     if (access(candidate.c_str(), F_OK) == 0) found_not_executable = true;
@@ -79,20 +180,31 @@ StatusOr<std::string> ResolveProgram(const std::string& program, const char* pat
   return NotFoundError("program '" + program + "' not found in PATH");
 }
 
-Status CheckWritable(const std::string& path) {
-  std::string probe = path + ".nodescope-probe";
+StatusOr<timespec> CheckWritable(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return InvalidArgumentError("cannot write the trace to '" + path + "': it is a folder");
+  }
+  std::string probe = path + ".nodescope-probe-" + std::to_string(getpid());
   int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
-    if (errno == EEXIST) return OkStatus();  // a stale probe file: the folder is writable
-    return ErrnoError("cannot write the trace to '" + path + "'", errno);
+    int err = errno;
+    if (err == EEXIST) {  // a stale probe of an earlier run with our pid: the folder is writable
+      timespec now{};
+      clock_gettime(CLOCK_REALTIME_COARSE, &now);
+      return now;
+    }
+    return ErrnoError("cannot write the trace to '" + path + "'", err);
   }
+  fstat(fd, &st);
   close(fd);
   unlink(probe.c_str());
-  return OkStatus();
+  return st.st_mtim;
 }
 
 StatusOr<ChildResult> RunChild(const std::vector<std::string>& argv,
-                               const std::vector<std::string>& extra_env) {
+                               const std::vector<std::string>& extra_env,
+                               const ReportLimits& limits) {
   int report[2];
   if (pipe2(report, O_CLOEXEC) != 0) return ErrnoError("pipe", errno);
   // The write end must survive exec in the child (and its own children).
@@ -100,66 +212,81 @@ StatusOr<ChildResult> RunChild(const std::vector<std::string>& argv,
   if (child_fd < 0) return ErrnoError("fcntl", errno);
 
   std::vector<std::string> env_strings = extra_env;
-  env_strings.push_back("NODESCOPE_REPORT_FD=" + std::to_string(child_fd));
+  env_strings.push_back(std::string(report::kFdVariable) + "=" + std::to_string(child_fd));
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
 
-  struct sigaction sa {};
-  sa.sa_sigaction = &Forward;
-  sa.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&sa.sa_mask);
-  struct sigaction old[4];
-  for (int i = 0; i < 4; ++i) sigaction(kForwarded[i], &sa, &old[i]);
+  // Forwarded signals stay blocked until g_child is set: one sent meanwhile is passed on, not lost.
+  std::vector<int> forwarded = ForwardedSignals();
+  sigset_t block, saved_mask;
+  sigemptyset(&block);
+  for (int sig : forwarded) sigaddset(&block, sig);
+  sigprocmask(SIG_BLOCK, &block, &saved_mask);
+  auto forwarding = std::make_unique<SignalForwarding>(forwarded);
+  pid_t parent = getpid();
 
   pid_t pid = fork();
   if (pid < 0) {
     int err = errno;
-    for (int i = 0; i < 4; ++i) sigaction(kForwarded[i], &old[i], nullptr);
+    forwarding.reset();
+    sigprocmask(SIG_SETMASK, &saved_mask, nullptr);
     return ErrnoError("fork", err);
   }
   if (pid == 0) {
-    for (int i = 0; i < 4; ++i) sigaction(kForwarded[i], &old[i], nullptr);
+    forwarding->Restore();
+    sigprocmask(SIG_SETMASK, &saved_mask, nullptr);
+    // No orphan, however nodescope ends. PDEATHSIG follows the thread that forked: this one,
+    // which stays in RunChild until the program has ended.
+    if (prctl(PR_SET_PDEATHSIG, kParentDeathSignal) != 0 || getppid() != parent) _exit(125);
     for (const std::string& kv : env_strings) putenv(const_cast<char*>(kv.c_str()));
     char root[48];
     std::snprintf(root, sizeof(root), "%d", static_cast<int>(getpid()));
-    setenv("NODESCOPE_ROOT_PID", root, 1);
+    setenv(report::kRootPidVariable, root, 1);
     execv(args[0], args.data());
     const char* msg = "nodescope: exec failed\n";
     (void)!write(2, msg, std::strlen(msg));
     _exit(127);
   }
   g_child.store(pid);
+  sigprocmask(SIG_SETMASK, &saved_mask, nullptr);
   close(report[1]);
   close(child_fd);
   fcntl(report[0], F_SETFL, O_NONBLOCK);
 
   ChildResult result;
   result.pid = pid;
-  std::string pending;
+  ReportReader reader(limits, &result);
   int status = 0;
   while (true) {
-    pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid) break;
+    // Seen ended but not yet reaped (WNOWAIT): its pid cannot be reused while Forward() may
+    // still send to it.
+    siginfo_t info{};
+    int r = waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT);
+    if (r == 0 && info.si_pid == pid) break;
     if (r < 0 && errno != EINTR) {
       int err = errno;
+      g_child.store(0);
       close(report[0]);
-      return ErrnoError("waitpid", err);
+      return ErrnoError("waitid", err);
     }
     pollfd p{report[0], POLLIN, 0};
     poll(&p, 1, 50);
-    ReadLines(report[0], &pending, &result.report_lines);
+    reader.ReadAvailable(report[0]);
   }
   g_child.store(0);
+  forwarding.reset();
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
   // A descendant that outlives the program may still hold the pipe: wait briefly, not forever.
   for (int i = 0; i < 10; ++i) {
     pollfd p{report[0], POLLIN, 0};
     if (poll(&p, 1, 20) <= 0) break;
-    ReadLines(report[0], &pending, &result.report_lines);
+    reader.ReadAvailable(report[0]);
     if (p.revents & POLLHUP) break;
   }
+  reader.Finish();
   close(report[0]);
-  for (int i = 0; i < 4; ++i) sigaction(kForwarded[i], &old[i], nullptr);
 
   if (WIFEXITED(status)) {
     result.exit_status = WEXITSTATUS(status);

@@ -201,3 +201,16 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_analysis)
   nodescope_cli_test(check string_error_byte EXIT 2 ARGS ${data}/escape_outside_string.json
     STDOUT "^$" STDERR "^nodescope check: [^\n]*/escape_outside_string.json: byte 3: a control character \\(a raw tab or newline\\?\\) inside a string\n$")
 endif()
+
+# run: the launch path without a GPU (run_cli_test.py; NODESCOPE_TEST_STUB_LAUNCHER=1 stands in
+# for the CUDA driver): the report pipe, signals and orphans, environment checks, exit statuses.
+if(NODESCOPE_BUILD_TESTS AND Python3_EXECUTABLE)
+  foreach(case report_valid report_forged report_escape report_flood signals_forwarded no_orphan
+               env_checked usage_statuses)
+    add_test(NAME run_cli_${case}
+             COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/run_cli_test.py
+                     $<TARGET_FILE:nodescope_cli> $<TARGET_FILE:nodescope>
+                     ${CMAKE_CURRENT_BINARY_DIR}/run_cli/${case} ${case})
+    set_tests_properties(run_cli_${case} PROPERTIES LABELS "unit;cli" TIMEOUT 120)
+  endforeach()
+endif()

@@ -11,7 +11,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "nodescope 0.1.0");
   app.require_subcommand(1);
   int exit_code = 0;
-  nodescope::cli::AddRunCommand(app, &exit_code);
+  CLI::App* run = nodescope::cli::AddRunCommand(app, &exit_code);
   nodescope::cli::AddCheckCommand(app, &exit_code);
   nodescope::cli::AddNodesCommand(app, &exit_code);
   nodescope::cli::AddPlotCommand(app, &exit_code);
@@ -19,8 +19,10 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
-    // CLI11 returns 0 for --help/--version; usage errors get 2, like other tools.
-    return rc == 0 ? 0 : 2;
+    // CLI11 returns 0 for --help/--version; usage errors get 2, like other tools, except those
+    // of `run`, whose statuses are the program's: it uses 125, as env(1) and timeout(1) do.
+    if (rc == 0) return 0;
+    return run->parsed() ? nodescope::cli::kRunUsageError : 2;
   }
   return exit_code;
 }

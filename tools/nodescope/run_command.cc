@@ -8,22 +8,32 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <memory>
 #include <string>
-#include <sys/stat.h>
 #include <vector>
 
+#include "api/run_report.h"
 #include "backends/backend.h"
+#include "base/env.h"
 #include "child_process.h"
+#include "run_summary.h"
+#include "tracer_library.h"
 
 namespace nodescope::cli {
 namespace {
 
 // Exit statuses of nodescope itself, as timeout(1) and env(1) use them.
-constexpr int kToolFailed = 125;
+constexpr int kToolFailed = kRunUsageError;
 constexpr int kCannotExecute = 126;
 constexpr int kNotFound = 127;
+
+// Test seam: with NODESCOPE_TEST_STUB_LAUNCHER=1 `run` uses a launcher that needs no driver and
+// injects nothing, so the launch path (checks, report pipe, signals, exit statuses) is tested on
+// machines without a GPU; the program then plays the library's part and writes its own report
+// line. For nodescope's own tests (tools/nodescope/cli_tests.cmake); README lists it.
+constexpr char kStubLauncherVariable[] = "NODESCOPE_TEST_STUB_LAUNCHER";
+Status ProbeStub() { return OkStatus(); }
+void AddNoEnv(const std::string&, std::vector<std::string>*) {}
 
 struct RunOptions {
   std::string output;
@@ -41,88 +51,24 @@ std::string SelfDir() {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
+// The library to inject: NODESCOPE_LIBRARY, else the one installed beside this binary; either
+// must be a shared library of ours (tracer_library.h), not just any readable file.
 StatusOr<std::string> FindTracerLibrary() {
   if (const char* env = std::getenv("NODESCOPE_LIBRARY"); env != nullptr && *env != '\0') {
-    if (access(env, R_OK) != 0) {
-      return NotFoundError(std::string("NODESCOPE_LIBRARY='") + env + "' cannot be read");
-    }
+    Status ours = CheckTracerLibrary(env, TracerLibrarySymbols());
+    if (!ours.ok()) return InvalidArgumentError("NODESCOPE_LIBRARY: " + ours.message());
     return std::string(env);
   }
   std::string dir = SelfDir();
-  for (const std::string& candidate :
-       {dir + "/../lib/libnodescope.so", dir + "/libnodescope.so"}) {
+  for (const std::string& candidate : {dir + "/../lib/libnodescope.so", dir + "/libnodescope.so"}) {
     char real[PATH_MAX];
     if (access(candidate.c_str(), R_OK) == 0 && realpath(candidate.c_str(), real) != nullptr) {
+      RETURN_IF_ERROR(CheckTracerLibrary(real, TracerLibrarySymbols()));
       return std::string(real);
     }
   }
   return NotFoundError("libnodescope.so not found next to the nodescope binary (looked in " + dir +
-                       "/../lib); set NODESCOPE_LIBRARY");
-}
-
-std::map<std::string, std::string> ParseReport(const std::string& line) {
-  std::map<std::string, std::string> fields;
-  size_t start = 0;
-  while (start <= line.size()) {
-    size_t tab = line.find('\t', start);
-    std::string field = line.substr(start, tab == std::string::npos ? std::string::npos
-                                                                    : tab - start);
-    size_t eq = field.find('=');
-    if (eq == std::string::npos) {
-      fields["kind"] = field;
-    } else {
-      fields[field.substr(0, eq)] = field.substr(eq + 1);
-    }
-    if (tab == std::string::npos) break;
-    start = tab + 1;
-  }
-  return fields;
-}
-
-std::string HumanBytes(const std::string& path) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) return "?";
-  double b = static_cast<double>(st.st_size);
-  const char* units[] = {"B", "KB", "MB", "GB"};
-  int u = 0;
-  while (b >= 1024 && u < 3) {
-    b /= 1024;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.1f %s", b, units[u]);
-  return buf;
-}
-
-void PrintReport(const std::vector<std::string>& lines, int root_pid) {
-  bool any_trace = false;
-  for (const std::string& line : lines) {
-    auto f = ParseReport(line);
-    bool root = f["pid"] == std::to_string(root_pid);
-    std::string who = root ? "" : " (child process " + f["pid"] + ")";
-    if (f["kind"] == "error") {
-      std::fprintf(stderr, "nodescope: no trace%s: %s\n", who.c_str(), f["message"].c_str());
-      continue;
-    }
-    if (f["kind"] != "trace") continue;
-    any_trace = true;
-    std::fprintf(stderr,
-                 "nodescope: trace%s written to %s (%s)\n"
-                 "  GPU events       %10s  (kernels %s, memcpys %s, memsets %s)\n"
-                 "  graph-launched   %10s\n"
-                 "  API calls        %10s\n"
-                 "  dropped records  %10s\n"
-                 "  flush + write    %7s ms + %s ms\n",
-                 who.c_str(), f["path"].c_str(), HumanBytes(f["path"]).c_str(),
-                 f["gpu_events"].c_str(), f["kernels"].c_str(), f["memcpys"].c_str(),
-                 f["memsets"].c_str(), f["graph_events"].c_str(), f["api_calls"].c_str(),
-                 f["dropped"].c_str(), f["flush_ms"].c_str(), f["write_ms"].c_str());
-  }
-  if (!any_trace && lines.empty()) {
-    std::fprintf(stderr,
-                 "nodescope: no trace written: the program never initialised CUDA (did it use "
-                 "the GPU?)\n");
-  }
+                       "/../lib; build the `nodescope` target), or set NODESCOPE_LIBRARY");
 }
 
 int Run(const RunOptions& opts) {
@@ -132,10 +78,23 @@ int Run(const RunOptions& opts) {
   }
   StatusOr<std::string> program = ResolveProgram(opts.command[0], std::getenv("PATH"));
   if (!program.ok()) {
-    std::fprintf(stderr, "nodescope run: %s\n", program.status().message().c_str());
+    std::fprintf(stderr, "nodescope run: %s\n", TerminalSafe(program.status().message()).c_str());
     return program.status().code() == StatusCode::kNotFound ? kNotFound : kCannotExecute;
   }
+  // The library reads these too, but then a bad value only stops the trace, not the program.
+  StatusOr<TracerOptions> options = TracerOptionsFromEnv();
+  if (!options.ok()) {
+    std::fprintf(stderr, "nodescope run: %s\n", options.status().message().c_str());
+    return kToolFailed;
+  }
   std::vector<Launcher> launchers = RegisteredLaunchers();
+  bool stub = false;
+  Status stub_flag = ReadEnvFlag(kStubLauncherVariable, &stub);
+  if (!stub_flag.ok()) {
+    std::fprintf(stderr, "nodescope run: %s\n", stub_flag.message().c_str());
+    return kToolFailed;
+  }
+  if (stub) launchers = {Launcher{"stub", &ProbeStub, &AddNoEnv}};
   if (launchers.empty()) {
     std::fprintf(stderr,
                  "nodescope run: this build has no GPU backend (the CUDA toolkit was not found "
@@ -155,25 +114,29 @@ int Run(const RunOptions& opts) {
   }
   if (chosen == nullptr) {
     if (problems.empty()) {
-      std::fprintf(stderr, "nodescope run: unknown backend '%s'\n", opts.backend.c_str());
+      std::fprintf(stderr, "nodescope run: unknown backend '%s'\n",
+                   TerminalSafe(opts.backend).c_str());
     }
     for (const std::string& p : problems) std::fprintf(stderr, "nodescope run: %s\n", p.c_str());
     return kToolFailed;
   }
   StatusOr<std::string> library = FindTracerLibrary();
   if (!library.ok()) {
-    std::fprintf(stderr, "nodescope run: %s\n", library.status().message().c_str());
+    std::fprintf(stderr, "nodescope run: %s\n", TerminalSafe(library.status().message()).c_str());
     return kToolFailed;
   }
-  Status writable = CheckWritable(opts.output.empty() ? "nodescope-trace.json" : opts.output);
-  if (!writable.ok()) {
-    std::fprintf(stderr, "nodescope run: %s\n", writable.message().c_str());
+  // -o, or else the NODESCOPE_OUTPUT the program inherits: either way checked before it runs.
+  const char* inherited = std::getenv(report::kOutputVariable);
+  std::string output = !opts.output.empty() ? opts.output : inherited ? inherited : "";
+  StatusOr<timespec> started = CheckWritable(output.empty() ? "nodescope-trace.json" : output);
+  if (!started.ok()) {
+    std::fprintf(stderr, "nodescope run: %s\n", TerminalSafe(started.status().message()).c_str());
     return kToolFailed;
   }
 
   std::vector<std::string> env;
   chosen->add_env(*library, &env);
-  if (!opts.output.empty()) env.push_back("NODESCOPE_OUTPUT=" + opts.output);
+  if (!opts.output.empty()) env.push_back(std::string(report::kOutputVariable) + "=" + opts.output);
   std::vector<std::string> argv = opts.command;
   argv[0] = *program;
   StatusOr<ChildResult> result = RunChild(argv, env);
@@ -181,7 +144,7 @@ int Run(const RunOptions& opts) {
     std::fprintf(stderr, "nodescope run: %s\n", result.status().ToString().c_str());
     return kToolFailed;
   }
-  PrintReport(result->report_lines, result->pid);
+  PrintRunSummary(*result, RunContext{output, result->pid, *started}, stderr);
   if (result->signal != 0) {
     std::fprintf(stderr, "nodescope: the program was terminated by signal %d (%s)\n",
                  result->signal, strsignal(result->signal));
@@ -191,17 +154,18 @@ int Run(const RunOptions& opts) {
 
 }  // namespace
 
-void AddRunCommand(CLI::App& app, int* exit_code) {
+CLI::App* AddRunCommand(CLI::App& app, int* exit_code) {
   auto opts = std::make_shared<RunOptions>();
   CLI::App* run = app.add_subcommand(
       "run", "Trace an unmodified program: every kernel, copy and fill, with graph node keys");
   run->add_option("-o,--output", opts->output,
-                  "Trace file to write (default: nodescope-<pid>.json in the current folder)");
+                  "Trace file to write (default: nodescope-<pid>.json in the current folder)")
+      ->check([](const std::string& v) { return v.empty() ? "must not be empty" : ""; });
   run->add_option("--backend", opts->backend, "Vendor backend to use (default: the first found)");
-  run->add_option("command", opts->command, "PROGRAM [ARGS...] (put -- before it)")
-      ->required();
+  run->add_option("command", opts->command, "PROGRAM [ARGS...] (put -- before it)")->required();
   run->positionals_at_end();
   run->callback([opts, exit_code]() { *exit_code = Run(*opts); });
+  return run;
 }
 
 }  // namespace nodescope::cli

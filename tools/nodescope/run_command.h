@@ -5,7 +5,12 @@
 
 namespace nodescope::cli {
 
-// Adds the subcommand to `app`; when it is chosen, `*exit_code` receives the program's status.
-void AddRunCommand(CLI::App& app, int* exit_code);
+// The exit status of `run`'s own failures, usage errors included (the program's statuses pass
+// through, so run cannot use 2 as the other subcommands do): 125, as env(1) and timeout(1).
+inline constexpr int kRunUsageError = 125;
+
+// Adds the subcommand to `app` and returns it; when it is chosen, `*exit_code` receives the
+// program's status.
+CLI::App* AddRunCommand(CLI::App& app, int* exit_code);
 
 }  // namespace nodescope::cli

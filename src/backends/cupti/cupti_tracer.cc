@@ -11,6 +11,7 @@
 
 #include "backends/cupti/cuda_driver.h"
 #include "base/clock.h"
+#include "base/env.h"
 #include "ranges/range_recorder.h"
 
 namespace nodescope::cupti {
@@ -173,8 +174,10 @@ uint64_t NodeId(CUgraphNode node) {
 }
 bool DebugGraphCallbacks() {
   static const bool on = [] {
-    const char* v = std::getenv("NODESCOPE_DEBUG_GRAPH_CALLBACKS");
-    return v != nullptr && *v == '1';
+    bool flag = false;
+    Status s = ReadEnvFlag("NODESCOPE_DEBUG_GRAPH_CALLBACKS", &flag);
+    if (!s.ok()) std::fprintf(stderr, "nodescope: warning: %s (ignored)\n", s.message().c_str());
+    return flag;
   }();
   return on;
 }

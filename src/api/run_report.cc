@@ -1,0 +1,149 @@
+// The report line's writing and strict parsing (run_report.h).
+#include "api/run_report.h"
+
+#include <array>
+#include <utility>
+#include <vector>
+
+#include "base/env.h"
+
+namespace nodescope::report {
+namespace {
+
+constexpr char kTraceKind[] = "trace";
+constexpr char kErrorKind[] = "error";
+
+void AppendEscaped(std::string_view text, std::string* out) {
+  for (char c : text) {
+    if (c == '\\') {
+      *out += "\\\\";
+    } else if (c == '\t') {
+      *out += "\\t";
+    } else if (c == '\n') {
+      *out += "\\n";
+    } else {
+      *out += c;
+    }
+  }
+}
+
+StatusOr<std::string> Unescape(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\\') {
+      out += text[i];
+      continue;
+    }
+    char next = i + 1 < text.size() ? text[i + 1] : '\0';
+    if (next == '\\') {
+      out += '\\';
+    } else if (next == 't') {
+      out += '\t';
+    } else if (next == 'n') {
+      out += '\n';
+    } else {
+      return InvalidArgumentError("bad escape in a report value");
+    }
+    ++i;
+  }
+  return out;
+}
+
+// The numeric fields of a trace line, in order, and where each goes.
+std::array<std::pair<const char*, uint64_t*>, 10> Numbers(Line& l) {
+  return {{{"pid", &l.pid},
+           {"gpu_events", &l.summary.gpu_events},
+           {"kernels", &l.summary.kernels},
+           {"memcpys", &l.summary.memcpys},
+           {"memsets", &l.summary.memsets},
+           {"graph_events", &l.summary.graph_events},
+           {"api_calls", &l.summary.api_calls},
+           {"dropped", &l.summary.dropped},
+           {"flush_ms", &l.flush_ms},
+           {"write_ms", &l.write_ms}}};
+}
+
+}  // namespace
+
+std::string Format(const Line& line) {
+  Line copy = line;
+  std::string out;
+  if (line.kind == Line::Kind::kTrace) {
+    out = kTraceKind;
+    for (const auto& [key, value] : Numbers(copy)) {
+      out += std::string("\t") + key + "=" + std::to_string(*value);
+    }
+    out += "\tpath=";
+    AppendEscaped(line.path, &out);
+  } else {
+    out = std::string(kErrorKind) + "\tpid=" + std::to_string(line.pid) + "\tmessage=";
+    AppendEscaped(line.message, &out);
+  }
+  out += '\n';
+  return out;
+}
+
+StatusOr<Line> Parse(std::string_view text) {
+  if (text.size() > kMaxLineBytes) return InvalidArgumentError("report line too long");
+  std::vector<std::string_view> fields;
+  size_t start = 0;
+  while (true) {
+    size_t tab = text.find('\t', start);
+    fields.push_back(text.substr(start, tab == std::string_view::npos ? text.npos : tab - start));
+    if (tab == std::string_view::npos) break;
+    start = tab + 1;
+  }
+  Line line;
+  std::vector<std::pair<std::string_view, uint64_t*>> numbers;
+  std::string_view text_key;
+  std::string* text_value = nullptr;
+  if (fields[0] == kTraceKind) {
+    line.kind = Line::Kind::kTrace;
+    for (const auto& [key, value] : Numbers(line)) numbers.emplace_back(key, value);
+    text_key = "path";
+    text_value = &line.path;
+  } else if (fields[0] == kErrorKind) {
+    line.kind = Line::Kind::kError;
+    numbers.emplace_back("pid", &line.pid);
+    text_key = "message";
+    text_value = &line.message;
+  } else {
+    return InvalidArgumentError("not a report line");
+  }
+  if (fields.size() != numbers.size() + 2) {
+    return InvalidArgumentError("a report line with the wrong number of fields");
+  }
+  for (size_t i = 0; i < numbers.size(); ++i) {
+    std::string_view f = fields[i + 1];
+    std::string_view key = numbers[i].first;
+    if (f.substr(0, key.size()) != key || f.substr(key.size(), 1) != "=") {
+      return InvalidArgumentError("expected " + std::string(key) + "= in a report line");
+    }
+    StatusOr<uint64_t> v = ParseDecimal(f.substr(key.size() + 1), 0, UINT64_MAX);
+    if (!v.ok()) return InvalidArgumentError(std::string(key) + " is " + v.status().message());
+    *numbers[i].second = *v;
+  }
+  std::string_view last = fields.back();
+  if (last.substr(0, text_key.size()) != text_key || last.substr(text_key.size(), 1) != "=") {
+    return InvalidArgumentError("expected " + std::string(text_key) + "= in a report line");
+  }
+  ASSIGN_OR_RETURN(*text_value, Unescape(last.substr(text_key.size() + 1)));
+  if (line.pid == 0 || line.pid > 0x7fffffff) return InvalidArgumentError("pid out of range");
+  return line;
+}
+
+std::string TracePathFor(const char* output, const char* root_pid, long pid) {
+  std::string pid_text = std::to_string(pid);
+  if (output == nullptr || *output == '\0') return "nodescope-" + pid_text + ".json";
+  std::string out = output;
+  if (root_pid == nullptr || *root_pid == '\0' || pid_text == root_pid) return out;
+  // A child process of the traced program: same folder and stem, its own pid.
+  size_t slash = out.rfind('/');
+  size_t dot = out.rfind('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) {
+    return out + "-" + pid_text;
+  }
+  return out.substr(0, dot) + "-" + pid_text + out.substr(dot);
+}
+
+}  // namespace nodescope::report

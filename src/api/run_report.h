@@ -1,0 +1,56 @@
+// What a traced process tells `nodescope run`: one line per process on the report pipe. Written by
+// the library (process_session.cc), read by the CLI (tools/nodescope/run_command.cc); both use only
+// this file, so the format lives in one place.
+//
+//   trace<TAB>pid=N<TAB>gpu_events=N<TAB>kernels=N<TAB>memcpys=N<TAB>memsets=N<TAB>graph_events=N
+//        <TAB>api_calls=N<TAB>dropped=N<TAB>flush_ms=N<TAB>write_ms=N<TAB>path=TEXT<LF>
+//   error<TAB>pid=N<TAB>message=TEXT<LF>
+//
+// N is decimal digits only; in TEXT a backslash, tab and newline are written \\, \t and \n.
+// The traced program can write to the pipe too, so the reader trusts nothing in a line: it
+// parses strictly, bounds what it keeps (kMaxLineBytes, kMaxReportBytes) and accepts a `path`
+// only if it is the one TracePathFor() gives that pid and this run wrote it (run_command.cc).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "model/trace.h"
+
+namespace nodescope::report {
+
+// Variables `nodescope run` sets for the program.
+inline constexpr char kFdVariable[] = "NODESCOPE_REPORT_FD";      // the pipe's write end
+inline constexpr char kRootPidVariable[] = "NODESCOPE_ROOT_PID";  // the pid run started
+inline constexpr char kOutputVariable[] = "NODESCOPE_OUTPUT";     // -o, when given
+
+// What the reader keeps: a longer line is discarded whole; past the total, everything is
+// discarded (and counted). A line is ~300 bytes plus its path, so 1 MiB holds thousands.
+inline constexpr size_t kMaxLineBytes = 8192;
+inline constexpr size_t kMaxReportBytes = size_t{1} << 20;
+
+struct Line {
+  enum class Kind { kTrace, kError };
+  Kind kind = Kind::kTrace;
+  uint64_t pid = 0;
+  TraceSummary summary;  // kTrace
+  uint64_t flush_ms = 0;
+  uint64_t write_ms = 0;
+  std::string path;     // kTrace
+  std::string message;  // kError
+};
+
+// The line for `line`, ending in '\n'.
+std::string Format(const Line& line);
+// Parses one line (without its '\n'): every field of its kind exactly once, nothing else.
+StatusOr<Line> Parse(std::string_view text);
+
+// The trace path a process with `pid` uses, given NODESCOPE_OUTPUT and NODESCOPE_ROOT_PID values
+// (either may be null): the root writes `output` (default nodescope-<pid>.json), the processes it
+// starts write <stem>-<pid><ext> beside it.
+std::string TracePathFor(const char* output, const char* root_pid, long pid);
+
+}  // namespace nodescope::report

@@ -1,0 +1,87 @@
+// Tests of the report line between the library and `nodescope run`, and of the trace-path rule.
+#include "api/run_report.h"
+
+#include <gtest/gtest.h>
+
+namespace nodescope::report {
+namespace {
+
+TEST(ReportLine, TraceLineRoundTripsWithAwkwardPaths) {
+  Line l;
+  l.pid = 4242;
+  l.summary.gpu_events = 6416;
+  l.summary.kernels = 6403;
+  l.summary.dropped = 1;
+  l.flush_ms = 3;
+  l.path = "out dir/a\tb\\c\nd.json";
+  std::string text = Format(l);
+  ASSERT_EQ(text.back(), '\n');
+  EXPECT_EQ(text.find('\n'), text.size() - 1) << "a newline in the path split the line";
+  auto back = Parse(std::string_view(text).substr(0, text.size() - 1));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->kind, Line::Kind::kTrace);
+  EXPECT_EQ(back->pid, 4242u);
+  EXPECT_EQ(back->summary.gpu_events, 6416u);
+  EXPECT_EQ(back->summary.kernels, 6403u);
+  EXPECT_EQ(back->summary.dropped, 1u);
+  EXPECT_EQ(back->flush_ms, 3u);
+  EXPECT_EQ(back->path, l.path);
+}
+
+TEST(ReportLine, ErrorLineRoundTrips) {
+  Line l;
+  l.kind = Line::Kind::kError;
+  l.pid = 7;
+  l.message = "ALREADY_EXISTS: another CUPTI client";
+  std::string text = Format(l);
+  EXPECT_EQ(text, "error\tpid=7\tmessage=ALREADY_EXISTS: another CUPTI client\n");
+  auto back = Parse(std::string_view(text).substr(0, text.size() - 1));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->kind, Line::Kind::kError);
+  EXPECT_EQ(back->message, l.message);
+}
+
+TEST(ReportLine, AnythingElseIsRejected) {
+  Line l;
+  l.pid = 9;
+  l.path = "t.json";
+  std::string good = Format(l);
+  good.pop_back();
+  ASSERT_TRUE(Parse(good).ok());
+  for (std::string bad : {
+           std::string("trace\tpid=9\tpath=/etc/shadow"),  // fields missing
+           good + "\textra=1",                             // a field too many
+           std::string("hello"),
+           std::string(""),
+           std::string("error\tpid=-1\tmessage=x"),
+           std::string("error\tpid= 9\tmessage=x"),
+           std::string("error\tpid=0\tmessage=x"),
+           std::string("error\tmessage=x\tpid=9"),
+           std::string("error\tpid=9\tmessage=bad \\q escape"),
+           std::string("error\tpid=9\tmessage=") + std::string(kMaxLineBytes, 'x'),
+       }) {
+    EXPECT_FALSE(Parse(bad).ok()) << bad.substr(0, 80);
+  }
+  std::string forged_count = good;
+  forged_count.replace(forged_count.find("kernels=0"), 9, "kernels=1e9");
+  EXPECT_FALSE(Parse(forged_count).ok());
+}
+
+TEST(TracePathFor, DefaultsToPidInWorkingDirectory) {
+  EXPECT_EQ(TracePathFor(nullptr, nullptr, 123), "nodescope-123.json");
+  EXPECT_EQ(TracePathFor("", "123", 123), "nodescope-123.json");
+}
+
+TEST(TracePathFor, RootProcessGetsTheRequestedPath) {
+  EXPECT_EQ(TracePathFor("out/t.json", "77", 77), "out/t.json");
+  EXPECT_EQ(TracePathFor("out/t.json", nullptr, 5), "out/t.json");
+}
+
+TEST(TracePathFor, ChildProcessesGetTheirOwnFile) {
+  EXPECT_EQ(TracePathFor("out/t.json", "77", 80), "out/t-80.json");
+  EXPECT_EQ(TracePathFor("out.d/trace", "77", 80), "out.d/trace-80");
+  EXPECT_EQ(TracePathFor("trace", "77", 80), "trace-80");
+}
+
+}  // namespace
+}  // namespace nodescope::report

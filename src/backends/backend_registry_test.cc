@@ -1,0 +1,58 @@
+// Tests of the tracer options read from NODESCOPE_* variables.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "backends/backend.h"
+
+namespace nodescope {
+namespace {
+
+class TracerOptionsFromEnvTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const char* v : {"NODESCOPE_BUFFER_SIZE_MB", "NODESCOPE_MAX_BUFFERS",
+                          "NODESCOPE_MAX_EVENTS", "NODESCOPE_DISABLE_GRAPH_ATTRIBUTION"}) {
+      unsetenv(v);
+    }
+  }
+};
+
+TEST_F(TracerOptionsFromEnvTest, DefaultsAndValidValues) {
+  auto o = TracerOptionsFromEnv();
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->buffer_bytes, size_t{8} << 20);
+  setenv("NODESCOPE_BUFFER_SIZE_MB", "1024", 1);
+  setenv("NODESCOPE_MAX_EVENTS", "5", 1);
+  o = TracerOptionsFromEnv();
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->buffer_bytes, size_t{1024} << 20);
+  EXPECT_EQ(o->max_events, 5u);
+}
+
+TEST_F(TracerOptionsFromEnvTest, BufferSizeThatOverflowsTheShiftIsAnError) {
+  // 2^44 MB: (2^44 << 20) wraps to 0 in 64 bits.
+  setenv("NODESCOPE_BUFFER_SIZE_MB", "17592186044416", 1);
+  auto o = TracerOptionsFromEnv();
+  ASSERT_FALSE(o.ok()) << "buffer_bytes became " << o->buffer_bytes;
+  EXPECT_NE(o.status().message().find("NODESCOPE_BUFFER_SIZE_MB='17592186044416'"),
+            std::string::npos)
+      << o.status().message();
+}
+
+TEST_F(TracerOptionsFromEnvTest, SpacesSignsAndJunkAreErrors) {
+  for (const char* bad : {" 5", "5 ", "+5", "-1", "5x", "0x10"}) {
+    setenv("NODESCOPE_MAX_EVENTS", bad, 1);
+    auto o = TracerOptionsFromEnv();
+    EXPECT_FALSE(o.ok()) << "NODESCOPE_MAX_EVENTS='" << bad << "' accepted";
+    if (!o.ok()) {
+      EXPECT_NE(o.status().message().find("NODESCOPE_MAX_EVENTS="), std::string::npos);
+    }
+  }
+  unsetenv("NODESCOPE_MAX_EVENTS");
+  setenv("NODESCOPE_DISABLE_GRAPH_ATTRIBUTION", "maybe", 1);
+  EXPECT_FALSE(TracerOptionsFromEnv().ok());
+}
+
+}  // namespace
+}  // namespace nodescope

@@ -1,0 +1,153 @@
+// `nodescope run`'s summary: which report lines to believe, and how they are shown.
+#include "run_summary.h"
+
+#include <sys/stat.h>
+
+#include <set>
+#include <string_view>
+
+#include "api/run_report.h"
+
+namespace nodescope::cli {
+namespace {
+
+std::string HumanBytes(off_t size) {
+  double b = static_cast<double>(size);
+  const char* units[] = {"B", "KB", "MB", "GB"};
+  int u = 0;
+  while (b >= 1024 && u < 3) {
+    b /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.1f %s", b, units[u]);
+  return buf;
+}
+
+bool NotOlder(const timespec& a, const timespec& b) {
+  return a.tv_sec > b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec >= b.tv_nsec);
+}
+
+// The length of the UTF-8 sequence at text[i] if it is valid and printable, else 0.
+size_t PrintableSequence(std::string_view text, size_t i) {
+  unsigned char c = static_cast<unsigned char>(text[i]);
+  if (c >= 0x20 && c < 0x7f) return 1;
+  size_t len = c >= 0xc2 && c <= 0xdf   ? 2
+               : c >= 0xe0 && c <= 0xef ? 3
+               : c >= 0xf0 && c <= 0xf4 ? 4
+                                        : 0;
+  if (len == 0 || i + len > text.size()) return 0;
+  uint32_t cp = c & (0x7f >> len);
+  for (size_t k = 1; k < len; ++k) {
+    unsigned char cc = static_cast<unsigned char>(text[i + k]);
+    if ((cc & 0xc0) != 0x80) return 0;
+    cp = (cp << 6) | (cc & 0x3f);
+  }
+  bool overlong = (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
+  bool surrogate = cp >= 0xd800 && cp <= 0xdfff;
+  bool c1 = cp >= 0x80 && cp <= 0x9f;
+  bool bidi = (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200e ||
+              cp == 0x200f || cp == 0x061c;
+  if (overlong || surrogate || c1 || bidi || cp > 0x10ffff) return 0;
+  return len;
+}
+
+}  // namespace
+
+std::string TerminalSafe(const std::string& text) {
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    size_t len = PrintableSequence(text, i);
+    if (len == 0) {
+      char hex[8];
+      std::snprintf(hex, sizeof(hex), "\\x%02x", static_cast<unsigned char>(text[i]));
+      out += hex;
+      ++i;
+    } else {
+      out.append(text, i, len);
+      i += len;
+    }
+  }
+  return out;
+}
+
+void PrintRunSummary(const ChildResult& result, const RunContext& context, FILE* out) {
+  const std::string root_pid = std::to_string(context.root_pid);
+  const char* output = context.output.empty() ? nullptr : context.output.c_str();
+  size_t not_ours = 0;
+  bool any_line = false;
+  std::set<uint64_t> reported;
+  std::set<uint64_t> repeated;
+  for (const std::string& text : result.report_lines) {
+    StatusOr<report::Line> line = report::Parse(text);
+    if (!line.ok()) {
+      ++not_ours;
+      continue;
+    }
+    any_line = true;
+    if (!reported.insert(line->pid).second) {
+      repeated.insert(line->pid);
+      continue;
+    }
+    bool root = line->pid == static_cast<uint64_t>(context.root_pid);
+    std::string who = root ? "" : " (child process " + std::to_string(line->pid) + ")";
+    if (line->kind == report::Line::Kind::kError) {
+      std::fprintf(out, "nodescope: no trace%s: %s\n", who.c_str(),
+                   TerminalSafe(line->message).c_str());
+      continue;
+    }
+    std::string expected =
+        report::TracePathFor(output, root_pid.c_str(), static_cast<long>(line->pid));
+    if (line->path != expected) {  // never printed: it is whatever the writer chose
+      ++not_ours;
+      continue;
+    }
+    struct stat st {};
+    if (lstat(expected.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
+        !NotOlder(st.st_mtim, context.started)) {
+      std::fprintf(out,
+                   "nodescope: warning: process %llu reported a trace at %s, but no file this "
+                   "run wrote is there (missing, not a regular file, or older than the run)\n",
+                   static_cast<unsigned long long>(line->pid), TerminalSafe(expected).c_str());
+      continue;
+    }
+    const TraceSummary& s = line->summary;
+    auto n = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+    std::fprintf(out,
+                 "nodescope: trace%s written to %s (%s)\n"
+                 "  GPU events       %10llu  (kernels %llu, memcpys %llu, memsets %llu)\n"
+                 "  graph-launched   %10llu\n"
+                 "  API calls        %10llu\n"
+                 "  dropped records  %10llu\n"
+                 "  flush + write    %7llu ms + %llu ms\n",
+                 who.c_str(), TerminalSafe(expected).c_str(), HumanBytes(st.st_size).c_str(),
+                 n(s.gpu_events), n(s.kernels), n(s.memcpys), n(s.memsets), n(s.graph_events),
+                 n(s.api_calls), n(s.dropped), n(line->flush_ms), n(line->write_ms));
+  }
+  if (!any_line && not_ours == 0 && result.report_bytes_discarded == 0) {
+    std::fprintf(out,
+                 "nodescope: no trace written: the program never initialised CUDA (did it use "
+                 "the GPU?)\n");
+  }
+  for (uint64_t pid : repeated) {
+    std::fprintf(out,
+                 "nodescope: warning: process %llu sent more than one report; only the first is "
+                 "shown (the program may have written to nodescope's report pipe)\n",
+                 static_cast<unsigned long long>(pid));
+  }
+  if (not_ours > 0) {
+    std::fprintf(out,
+                 "nodescope: warning: ignored %zu report line%s not written by nodescope "
+                 "(malformed, or naming a file this run did not write)\n",
+                 not_ours, not_ours == 1 ? "" : "s");
+  }
+  if (result.report_bytes_discarded > 0) {
+    std::fprintf(out,
+                 "nodescope: warning: %llu bytes of the report pipe were discarded (nodescope "
+                 "keeps lines up to %zu bytes, %zu bytes in all)\n",
+                 static_cast<unsigned long long>(result.report_bytes_discarded),
+                 report::kMaxLineBytes, report::kMaxReportBytes);
+  }
+}
+
+}  // namespace nodescope::cli

@@ -1,0 +1,125 @@
+// Tests of which report lines `nodescope run` believes, and of what reaches the terminal.
+#include "run_summary.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "api/run_report.h"
+
+namespace nodescope::cli {
+namespace {
+
+class RunSummaryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/nodescope-summary-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+    context_.output = dir_ + "/t.json";
+    context_.root_pid = 1000;
+    clock_gettime(CLOCK_REALTIME, &context_.started);
+    context_.started.tv_sec -= 5;  // files written by the test are newer
+  }
+
+  static std::string TraceLine(uint64_t pid, const std::string& path) {
+    report::Line l;
+    l.pid = pid;
+    l.summary.gpu_events = 12;
+    l.summary.kernels = 10;
+    l.path = path;
+    std::string text = report::Format(l);
+    text.pop_back();
+    return text;
+  }
+
+  std::string Print(const ChildResult& r) {
+    char* buf = nullptr;
+    size_t size = 0;
+    FILE* out = open_memstream(&buf, &size);
+    PrintRunSummary(r, context_, out);
+    std::fclose(out);
+    std::string text(buf, size);
+    std::free(buf);
+    return text;
+  }
+
+  std::string dir_;
+  RunContext context_;
+};
+
+TEST_F(RunSummaryTest, ShowsTheTraceThisRunWrote) {
+  std::ofstream(dir_ + "/t.json") << "{}";
+  std::ofstream(dir_ + "/t-1001.json") << "{}";
+  ChildResult r;
+  r.report_lines = {TraceLine(1000, dir_ + "/t.json"), TraceLine(1001, dir_ + "/t-1001.json")};
+  std::string text = Print(r);
+  EXPECT_NE(text.find("nodescope: trace written to " + dir_ + "/t.json (2.0 B)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("trace (child process 1001) written to " + dir_ + "/t-1001.json"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("GPU events               12  (kernels 10,"), std::string::npos) << text;
+  EXPECT_EQ(text.find("warning"), std::string::npos) << text;
+}
+
+TEST_F(RunSummaryTest, APathThisRunDidNotChooseIsNeverPrinted) {
+  ChildResult r;
+  r.report_lines = {TraceLine(1000, "/etc/shadow"), TraceLine(1001, dir_ + "/t.json"),
+                    "trace written to /etc/shadow", "garbage\x1b[2J"};
+  std::string text = Print(r);
+  EXPECT_EQ(text.find("/etc/shadow"), std::string::npos) << text;
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_NE(text.find("ignored 4 report lines not written by nodescope"), std::string::npos)
+      << text;
+}
+
+TEST_F(RunSummaryTest, TheNamedFileMustBeARegularFileWrittenDuringTheRun) {
+  ChildResult r;
+  r.report_lines = {TraceLine(1000, dir_ + "/t.json")};
+  EXPECT_NE(Print(r).find("no file this run wrote is there"), std::string::npos) << "missing";
+
+  ASSERT_EQ(symlink("/etc/passwd", (dir_ + "/t.json").c_str()), 0);
+  std::string text = Print(r);
+  EXPECT_NE(text.find("no file this run wrote is there"), std::string::npos) << "symlink";
+  EXPECT_EQ(text.find("written to"), std::string::npos) << text;
+  unlink((dir_ + "/t.json").c_str());
+
+  std::ofstream(dir_ + "/t.json") << "{}";
+  timespec old_times[2] = {{1000, 0}, {1000, 0}};  // 1970: before the run
+  ASSERT_EQ(utimensat(AT_FDCWD, (dir_ + "/t.json").c_str(), old_times, 0), 0);
+  EXPECT_NE(Print(r).find("no file this run wrote is there"), std::string::npos) << "stale";
+}
+
+TEST_F(RunSummaryTest, MessagesAreEscapedAndRepeatsAndDiscardsAreSaid) {
+  report::Line e;
+  e.kind = report::Line::Kind::kError;
+  e.pid = 1000;
+  e.message =
+      "bad\x1b]0;title\x07 \xe2\x80\xae"
+      "evil";
+  std::string error = report::Format(e);
+  error.pop_back();
+  ChildResult r;
+  r.report_lines = {error, error};
+  r.report_bytes_discarded = 123;
+  std::string text = Print(r);
+  EXPECT_NE(text.find("no trace: bad\\x1b]0;title\\x07 \\xe2\\x80\\xaeevil\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("process 1000 sent more than one report"), std::string::npos) << text;
+  EXPECT_NE(text.find("123 bytes of the report pipe were discarded"), std::string::npos) << text;
+}
+
+TEST(TerminalSafe, KeepsPrintableUtf8AndEscapesTheRest) {
+  EXPECT_EQ(TerminalSafe("caf\xc3\xa9 \xe6\x97\xa5"), "caf\xc3\xa9 \xe6\x97\xa5");
+  EXPECT_EQ(TerminalSafe("a\tb\x7f\xc2\x9b\xff"), "a\\x09b\\x7f\\xc2\\x9b\\xff");
+}
+
+}  // namespace
+}  // namespace nodescope::cli
