@@ -1,7 +1,7 @@
 // XML escaping and number formatting for the plots.
 #include "analysis/svg_text.h"
 
-#include "analysis/terminal_text.h"
+#include "base/terminal_text.h"
 
 #include <cmath>
 #include <cstdint>

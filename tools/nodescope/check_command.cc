@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "analysis/alias_check.h"
-#include "analysis/terminal_text.h"
+#include "base/terminal_text.h"
 #include "analysis/trace_reader.h"
 #include "cli_io.h"
 #include "export/json_output.h"
@@ -57,7 +57,7 @@ std::string Quoted(std::string_view name) {
   std::string out;
   JsonOutput::AppendEscaped(name, out);
   if (cut) out.insert(out.size() - 1, "...");
-  return analysis::TerminalText(out);
+  return TerminalText(out);
 }
 
 std::string Number(double v) {
@@ -75,7 +75,7 @@ std::string KeyText(const GraphKey& key) {
 
 class Table {
  public:
-  explicit Table(const std::string& path) : text_(analysis::TerminalText(path) + "\n") {}
+  explicit Table(const std::string& path) : text_(TerminalText(path) + "\n") {}
 
   void Row(std::string_view label, const std::string& value) {
     text_ += "  ";
@@ -149,7 +149,7 @@ std::string FormatText(const std::string& path, const AliasReport& r) {
   for (const auto& [reason, count] : r.withheld) {
     if (count == 0) continue;
     if (!withheld.empty()) withheld += ", ";
-    withheld += analysis::TerminalText(reason) + "=" + to_string(count);
+    withheld += TerminalText(reason) + "=" + to_string(count);
   }
   if (!r.has_nodescope_metadata) {
     t.Row("withheld attribution", "n/a (not written by nodescope)");

@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "analysis/terminal_text.h"
+#include "base/terminal_text.h"
 
 namespace nodescope::cli {
 
@@ -26,7 +26,7 @@ void GuardStandardStreams() {
 }
 
 void PrintError(std::string_view command, std::string_view message) {
-  const std::string text = analysis::TerminalText(message);
+  const std::string text = TerminalText(message);
   std::fprintf(stderr, "nodescope %.*s: %s\n", static_cast<int>(command.size()), command.data(),
                text.c_str());
 }

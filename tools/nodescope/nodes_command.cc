@@ -11,7 +11,7 @@
 
 #include "analysis/node_series.h"
 #include "analysis/node_stats.h"
-#include "analysis/terminal_text.h"
+#include "base/terminal_text.h"
 #include "cli_io.h"
 #include "nodes_output.h"
 
@@ -39,7 +39,7 @@ struct NodesOptions {
 class Progress {
  public:
   explicit Progress(const std::string& path)
-      : path_(analysis::TerminalText(path)), enabled_(isatty(STDERR_FILENO)) {}
+      : path_(TerminalText(path)), enabled_(isatty(STDERR_FILENO)) {}
   ~Progress() { Clear(); }
 
   analysis::ProgressFn Fn() {

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <utility>
 
-#include "analysis/terminal_text.h"
+#include "base/terminal_text.h"
 
 namespace nodescope::cli {
 namespace {
@@ -65,7 +65,7 @@ std::string ShortenPath(std::string_view s, size_t width) {
 }
 
 std::string CsvField(std::string_view s) {
-  const std::string text = analysis::TerminalText(s);  // also turns a leading tab or CR into text
+  const std::string text = TerminalText(s);  // also turns a leading tab or CR into text
   const bool formula = !text.empty() && std::string_view("=+-@").find(text[0]) != std::string::npos;
   if (!formula && text.find_first_of(",\"") == std::string::npos) return text;
   std::string out = formula ? "\"'" : "\"";

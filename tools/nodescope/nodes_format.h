@@ -20,7 +20,7 @@ std::string ShortenMiddle(std::string_view s, size_t width);
 // name without '/' is cut in the middle. width 0: unchanged.
 std::string ShortenPath(std::string_view s, size_t width);
 
-// One RFC 4180 field of text from a trace: escaped as analysis::TerminalText() does (no control
+// One RFC 4180 field of text from a trace: escaped as TerminalText() does (no control
 // character, line break or bidirectional override stays), quoted (with doubled quotes) when it
 // holds a comma or a quote, and, when it starts with = + - or @ (a formula to a spreadsheet),
 // quoted with a ' in front: "'=1+2".

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "analysis/kernel_name.h"
-#include "analysis/terminal_text.h"
+#include "base/terminal_text.h"
 #include "export/json_output.h"
 #include "nodes_format.h"
 
@@ -25,7 +25,7 @@ using std::to_string;
 
 // A name or scope for a table: at most kMaxNameBytes of it, escaped for a terminal.
 std::string Cell(std::string_view text) {
-  return analysis::TerminalText(analysis::CappedName(text));
+  return TerminalText(analysis::CappedName(text));
 }
 
 // The node's ordinal when its id follows the graph id << 32 | ordinal scheme, else the full id.
@@ -135,7 +135,7 @@ std::string NodeTable(const GraphStats& g, size_t width) {
 
 std::string NodesText(const std::string& path, const std::vector<GraphStats>& graphs,
                       size_t width) {
-  std::string out = analysis::TerminalText(path) + "\n";
+  std::string out = TerminalText(path) + "\n";
   for (const GraphStats& g : graphs) {
     out += "\n" + GraphSummary(g) + "\n" + NodeTable(g, width);
   }
@@ -298,7 +298,7 @@ void WriteSide(JsonOutput& o, const std::optional<NodeSide>& side, const std::st
 std::string DiffText(const std::string& path_a, const std::string& path_b,
                      const std::vector<GraphDiff>& graphs, size_t width) {
   std::string out =
-      "A: " + analysis::TerminalText(path_a) + "\nB: " + analysis::TerminalText(path_b) + "\n";
+      "A: " + TerminalText(path_a) + "\nB: " + TerminalText(path_b) + "\n";
   for (const GraphDiff& d : graphs) {
     out += "\n" + DiffHeader(d) + "\n";
     if (d.graph_a && d.graph_b) {

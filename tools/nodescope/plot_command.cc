@@ -16,7 +16,7 @@
 
 #include "analysis/node_series.h"
 #include "analysis/plot_svg.h"
-#include "analysis/terminal_text.h"
+#include "base/terminal_text.h"
 #include "cli_io.h"
 
 namespace nodescope::cli {
@@ -115,7 +115,7 @@ int Plot(const PlotCommandOptions& opts) {
     PrintError("plot", written.message());
     return kUnusable;
   }
-  return WriteStdout("plot", "wrote " + analysis::TerminalText(opts.output) + "\n") ? kWritten
+  return WriteStdout("plot", "wrote " + TerminalText(opts.output) + "\n") ? kWritten
                                                                                     : kUnusable;
 }
 

@@ -74,7 +74,7 @@ def report_escape():
     r = run(sh("printf 'error\\tpid=%s\\tmessage=\\033]0;owned\\007\\033[2J fake\\n' $$ "
                ">&$NODESCOPE_REPORT_FD"))
     check("\x1b" not in r.stderr and "\x07" not in r.stderr, "a raw escape reached the terminal")
-    check("nodescope: no trace: \\x1b]0;owned\\x07\\x1b[2J fake" in r.stderr, "message not shown escaped")
+    check("nodescope: no trace: \\x1B]0;owned\\x07\\x1B[2J fake" in r.stderr, "message not shown escaped")
     return r
 
 

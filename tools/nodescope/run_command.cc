@@ -15,6 +15,7 @@
 #include "api/run_report.h"
 #include "backends/backend.h"
 #include "base/env.h"
+#include "base/terminal_text.h"
 #include "child_process.h"
 #include "run_summary.h"
 #include "tracer_library.h"
@@ -78,7 +79,7 @@ int Run(const RunOptions& opts) {
   }
   StatusOr<std::string> program = ResolveProgram(opts.command[0], std::getenv("PATH"));
   if (!program.ok()) {
-    std::fprintf(stderr, "nodescope run: %s\n", TerminalSafe(program.status().message()).c_str());
+    std::fprintf(stderr, "nodescope run: %s\n", TerminalText(program.status().message()).c_str());
     return program.status().code() == StatusCode::kNotFound ? kNotFound : kCannotExecute;
   }
   // The library reads these too, but then a bad value only stops the trace, not the program.
@@ -115,14 +116,14 @@ int Run(const RunOptions& opts) {
   if (chosen == nullptr) {
     if (problems.empty()) {
       std::fprintf(stderr, "nodescope run: unknown backend '%s'\n",
-                   TerminalSafe(opts.backend).c_str());
+                   TerminalText(opts.backend).c_str());
     }
     for (const std::string& p : problems) std::fprintf(stderr, "nodescope run: %s\n", p.c_str());
     return kToolFailed;
   }
   StatusOr<std::string> library = FindTracerLibrary();
   if (!library.ok()) {
-    std::fprintf(stderr, "nodescope run: %s\n", TerminalSafe(library.status().message()).c_str());
+    std::fprintf(stderr, "nodescope run: %s\n", TerminalText(library.status().message()).c_str());
     return kToolFailed;
   }
   // -o, or else the NODESCOPE_OUTPUT the program inherits: either way checked before it runs.
@@ -130,7 +131,7 @@ int Run(const RunOptions& opts) {
   std::string output = !opts.output.empty() ? opts.output : inherited ? inherited : "";
   StatusOr<timespec> started = CheckWritable(output.empty() ? "nodescope-trace.json" : output);
   if (!started.ok()) {
-    std::fprintf(stderr, "nodescope run: %s\n", TerminalSafe(started.status().message()).c_str());
+    std::fprintf(stderr, "nodescope run: %s\n", TerminalText(started.status().message()).c_str());
     return kToolFailed;
   }
 

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "api/run_report.h"
+#include "base/terminal_text.h"
 
 namespace nodescope::cli {
 namespace {
@@ -28,48 +29,7 @@ bool NotOlder(const timespec& a, const timespec& b) {
   return a.tv_sec > b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec >= b.tv_nsec);
 }
 
-// The length of the UTF-8 sequence at text[i] if it is valid and printable, else 0.
-size_t PrintableSequence(std::string_view text, size_t i) {
-  unsigned char c = static_cast<unsigned char>(text[i]);
-  if (c >= 0x20 && c < 0x7f) return 1;
-  size_t len = c >= 0xc2 && c <= 0xdf   ? 2
-               : c >= 0xe0 && c <= 0xef ? 3
-               : c >= 0xf0 && c <= 0xf4 ? 4
-                                        : 0;
-  if (len == 0 || i + len > text.size()) return 0;
-  uint32_t cp = c & (0x7f >> len);
-  for (size_t k = 1; k < len; ++k) {
-    unsigned char cc = static_cast<unsigned char>(text[i + k]);
-    if ((cc & 0xc0) != 0x80) return 0;
-    cp = (cp << 6) | (cc & 0x3f);
-  }
-  bool overlong = (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
-  bool surrogate = cp >= 0xd800 && cp <= 0xdfff;
-  bool c1 = cp >= 0x80 && cp <= 0x9f;
-  bool bidi = (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200e ||
-              cp == 0x200f || cp == 0x061c;
-  if (overlong || surrogate || c1 || bidi || cp > 0x10ffff) return 0;
-  return len;
-}
-
 }  // namespace
-
-std::string TerminalSafe(const std::string& text) {
-  std::string out;
-  for (size_t i = 0; i < text.size();) {
-    size_t len = PrintableSequence(text, i);
-    if (len == 0) {
-      char hex[8];
-      std::snprintf(hex, sizeof(hex), "\\x%02x", static_cast<unsigned char>(text[i]));
-      out += hex;
-      ++i;
-    } else {
-      out.append(text, i, len);
-      i += len;
-    }
-  }
-  return out;
-}
 
 void PrintRunSummary(const ChildResult& result, const RunContext& context, FILE* out) {
   const std::string root_pid = std::to_string(context.root_pid);
@@ -93,7 +53,7 @@ void PrintRunSummary(const ChildResult& result, const RunContext& context, FILE*
     std::string who = root ? "" : " (child process " + std::to_string(line->pid) + ")";
     if (line->kind == report::Line::Kind::kError) {
       std::fprintf(out, "nodescope: no trace%s: %s\n", who.c_str(),
-                   TerminalSafe(line->message).c_str());
+                   TerminalText(line->message).c_str());
       continue;
     }
     std::string expected =
@@ -108,7 +68,7 @@ void PrintRunSummary(const ChildResult& result, const RunContext& context, FILE*
       std::fprintf(out,
                    "nodescope: warning: process %llu reported a trace at %s, but no file this "
                    "run wrote is there (missing, not a regular file, or older than the run)\n",
-                   static_cast<unsigned long long>(line->pid), TerminalSafe(expected).c_str());
+                   static_cast<unsigned long long>(line->pid), TerminalText(expected).c_str());
       continue;
     }
     const TraceSummary& s = line->summary;
@@ -120,7 +80,7 @@ void PrintRunSummary(const ChildResult& result, const RunContext& context, FILE*
                  "  API calls        %10llu\n"
                  "  dropped records  %10llu\n"
                  "  flush + write    %7llu ms + %llu ms\n",
-                 who.c_str(), TerminalSafe(expected).c_str(), HumanBytes(st.st_size).c_str(),
+                 who.c_str(), TerminalText(expected).c_str(), HumanBytes(st.st_size).c_str(),
                  n(s.gpu_events), n(s.kernels), n(s.memcpys), n(s.memsets), n(s.graph_events),
                  n(s.api_calls), n(s.dropped), n(line->flush_ms), n(line->write_ms));
   }

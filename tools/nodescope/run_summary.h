@@ -22,8 +22,4 @@ struct RunContext {
 
 void PrintRunSummary(const ChildResult& result, const RunContext& context, FILE* out);
 
-// `text` with control characters (C0, DEL, C1), bidirectional overrides and invalid UTF-8
-// written as \xNN, so that it cannot move the cursor or reorder what a terminal shows.
-std::string TerminalSafe(const std::string& text);
-
 }  // namespace nodescope::cli

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace nodescope::analysis {
+namespace nodescope {
 
 // Length of the well-formed UTF-8 sequence at s[i] (a lead byte >= 0x80) and its code point in
 // `*code_point`, or 0 when ill-formed (overlong, surrogate, above U+10FFFF, cut short).
@@ -21,4 +21,4 @@ size_t Utf8SequenceLength(std::string_view s, size_t i, uint32_t* code_point);
 // trace or a path at the point of printing.
 std::string TerminalText(std::string_view s);
 
-}  // namespace nodescope::analysis
+}  // namespace nodescope

@@ -1,9 +1,9 @@
 // Escaping untrusted text for a terminal; the UTF-8 decoder behind it and the XML escaping.
-#include "analysis/terminal_text.h"
+#include "base/terminal_text.h"
 
 #include <cstdio>
 
-namespace nodescope::analysis {
+namespace nodescope {
 namespace {
 
 bool IsContinuation(unsigned char c) { return (c & 0xC0) == 0x80; }
@@ -92,4 +92,4 @@ std::string TerminalText(std::string_view s) {
   return out;
 }
 
-}  // namespace nodescope::analysis
+}  // namespace nodescope

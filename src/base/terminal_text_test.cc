@@ -1,11 +1,11 @@
 // Tests of TerminalText: nothing from a trace can drive the terminal it is printed on.
-#include "analysis/terminal_text.h"
+#include "base/terminal_text.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-namespace nodescope::analysis {
+namespace nodescope {
 namespace {
 
 TEST(TerminalText, EscapesControlsAndBadUtf8) {
@@ -54,4 +54,4 @@ TEST(Utf8SequenceLength, DecodesWellFormedOnly) {
 }
 
 }  // namespace
-}  // namespace nodescope::analysis
+}  // namespace nodescope
