@@ -2,7 +2,6 @@
 #include "analysis/alias_check.h"
 
 #include <algorithm>
-#include <unordered_set>
 
 namespace nodescope::analysis {
 namespace {
@@ -33,8 +32,27 @@ GpuEventKind ClassifyCategory(std::string_view cat) {
 
 std::string AliasReport::verdict() const {
   if (clean()) return "clean";
-  if (aliased.empty()) return "inconsistent";
-  return inconsistent() ? "aliased, inconsistent" : "aliased";
+  std::string out;
+  auto add = [&out](const char* finding) {
+    out += (out.empty() ? "" : ", ") + std::string(finding);
+  };
+  if (!aliased.empty()) add("aliased");
+  if (inconsistent()) add("inconsistent");
+  if (!complete()) add("incomplete");
+  return out;
+}
+
+AliasChecker::AliasChecker(const AliasCheckOptions& options)
+    : options_(options), names_(std::make_shared<StringTable>()) {
+  counts_.max_keys = options.max_keys;
+}
+
+std::optional<StringId> AliasChecker::InternBounded(std::string_view name) {
+  if (name_bytes_ + name.size() > options_.max_name_bytes) return names_->Find(name);
+  const size_t before = names_->size();
+  StringId id = names_->Intern(name);
+  if (names_->size() != before) name_bytes_ += name.size();
+  return id;
 }
 
 void AliasChecker::Add(const TraceEvent& event) {
@@ -62,25 +80,46 @@ void AliasChecker::Add(const TraceEvent& event) {
     return;
   }
   ++counts_.with_both_keys;
-  KeyEntry& entry = keys_[GraphKey{*event.graph_id, *event.graph_node_id}];
-  if (entry.count == 0) {
-    entry.name = names_.Intern(event.name);
-    entry.count = 1;
+  const GraphKey key{*event.graph_id, *event.graph_node_id};
+  uint32_t index = index_.Find(key);
+  if (index == FlatIndexMap<GraphKey, KeyHash>::kAbsent) {
+    std::optional<StringId> name;
+    if (keys_.size() < options_.max_keys) name = InternBounded(event.name);
+    if (!name.has_value()) {
+      ++counts_.unchecked_events;
+      return;
+    }
+    index_.FindOrInsert(key, static_cast<uint32_t>(keys_.size()));
+    keys_.push_back(KeyEntry{key, *name, kNoOthers, 1});
     return;
   }
+  KeyEntry& entry = keys_[index];
   // The common case compares the name without hashing it.
-  if (names_.Get(entry.name) == event.name) {
+  if (names_->Get(entry.name) == event.name) {
     ++entry.count;
     return;
   }
-  StringId id = names_.Intern(event.name);
-  for (auto& [other, count] : entry.other_names) {
-    if (other == id) {
-      ++count;
+  if (entry.others == kNoOthers) {
+    entry.others = static_cast<uint32_t>(other_names_.size());
+    other_names_.emplace_back();
+  }
+  OtherNames& others = other_names_[entry.others];
+  // A full list only counts the names it has: looking a name up then stores nothing.
+  const bool room = others.names.size() + 1 < AliasCheckOptions::kNamesPerKey;
+  std::optional<StringId> id = room ? InternBounded(event.name) : names_->Find(event.name);
+  if (id.has_value()) {
+    for (auto& [other, count] : others.names) {
+      if (other == *id) {
+        ++count;
+        return;
+      }
+    }
+    if (others.names.size() + 1 < AliasCheckOptions::kNamesPerKey) {
+      others.names.emplace_back(*id, 1);
       return;
     }
   }
-  entry.other_names.emplace_back(id, 1);
+  ++others.untracked_events;
 }
 
 AliasReport AliasChecker::Finish(const TraceMetadata& metadata) const {
@@ -89,29 +128,38 @@ AliasReport AliasChecker::Finish(const TraceMetadata& metadata) const {
   report.withheld = metadata.withheld;
   report.dropped_total = metadata.dropped_total;
   report.keys = keys_.size();
+  report.names = names_;
 
-  std::unordered_set<uint64_t> graphs;
-  std::unordered_map<uint64_t, uint64_t> per_node;
-  for (const auto& [key, entry] : keys_) {
+  FlatIndexMap<uint64_t> graphs;
+  FlatIndexMap<uint64_t> node_index;  // node id -> per_node[i]
+  std::vector<uint64_t> per_node;
+  for (const KeyEntry& entry : keys_) {
+    const GraphKey& key = entry.key;
+    const OtherNames* others = entry.others == kNoOthers ? nullptr : &other_names_[entry.others];
     uint64_t events = entry.count;
-    for (const auto& other : entry.other_names) events += other.second;
-    graphs.insert(key.graph_id);
-    per_node[key.node_id] += events;
+    if (others != nullptr) {
+      for (const auto& other : others->names) events += other.second;
+      events += others->untracked_events;
+    }
+    graphs.FindOrInsert(key.graph_id, 0);
+    uint32_t i = node_index.FindOrInsert(key.node_id, static_cast<uint32_t>(per_node.size()));
+    if (i == per_node.size()) per_node.push_back(0);
+    per_node[i] += events;
 
+    const bool mismatched = (key.node_id >> 32) != key.graph_id;
+    if (others == nullptr && !mismatched) continue;
     std::vector<NameCount> names;
-    if (!entry.other_names.empty() || (key.node_id >> 32) != key.graph_id) {
-      names.push_back({std::string(names_.Get(entry.name)), entry.count});
-      for (const auto& [id, count] : entry.other_names) {
-        names.push_back({std::string(names_.Get(id)), count});
-      }
-      std::sort(names.begin(), names.end(), [](const NameCount& a, const NameCount& b) {
-        return a.count != b.count ? a.count > b.count : a.name < b.name;
-      });
+    names.push_back({names_->Get(entry.name), entry.count});
+    if (others != nullptr) {
+      for (const auto& [id, count] : others->names) names.push_back({names_->Get(id), count});
     }
-    if ((key.node_id >> 32) != key.graph_id) {
-      report.mismatched.push_back({key, events, names.front().name});
+    std::sort(names.begin(), names.end(), [](const NameCount& a, const NameCount& b) {
+      return a.count != b.count ? a.count > b.count : a.name < b.name;
+    });
+    if (mismatched) report.mismatched.push_back({key, events, names.front().name});
+    if (others != nullptr) {
+      report.aliased.push_back({key, std::move(names), others->untracked_events});
     }
-    if (!entry.other_names.empty()) report.aliased.push_back({key, std::move(names)});
   }
   auto by_key = [](const auto& a, const auto& b) { return a.key < b.key; };
   std::sort(report.aliased.begin(), report.aliased.end(), by_key);
@@ -120,9 +168,7 @@ AliasReport AliasChecker::Finish(const TraceMetadata& metadata) const {
   report.graph_ids = graphs.size();
   report.node_ids = per_node.size();
   if (!per_node.empty()) {
-    std::vector<uint64_t> counts;
-    counts.reserve(per_node.size());
-    for (const auto& [node, count] : per_node) counts.push_back(count);
+    std::vector<uint64_t>& counts = per_node;
     std::sort(counts.begin(), counts.end());
     size_t n = counts.size();
     report.min_per_node = counts.front();

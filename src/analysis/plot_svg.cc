@@ -27,6 +27,19 @@ std::string PanelTitle(const Panel& panel, const std::string& detail) {
     replays = std::to_string(panel.min_replays) + "\xE2\x80\x93" + replays;  // en dash
   }
   replays += panel.replays == 1 ? " replay" : " replays";
+  // Past the occurrences held (NodeSeriesOptions::max_samples), a graph keeps a uniform sample
+  // of its replays: say so, and that the x axis counts the replays drawn.
+  unsigned level = 0;
+  bool sampled = false;
+  for (const NodeSeries* node : panel.nodes) {
+    sampled = sampled || node->sampled();
+    level = std::max<unsigned>(level, node->sample_level);
+  }
+  if (sampled) {
+    replays += " drawn: a sample, 1 in " +
+               (level >= 64 ? "2^" + std::to_string(level) : std::to_string(uint64_t{1} << level)) +
+               " replays (memory limit)";
+  }
   return "<text class=\"pt\" x=\"24\" y=\"" + Fixed(panel.top + 22, 1) + "\">Graph " +
          std::to_string(panel.graph_id) + " <tspan class=\"pd\">\xC2\xB7 " + nodes + " \xC2\xB7 " +
          replays + XmlEscaped(detail) + "</tspan></text>\n";

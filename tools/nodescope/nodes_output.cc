@@ -68,12 +68,24 @@ void Label(std::string& out, std::string_view label, const std::string& value) {
   out += '\n';
 }
 
+// "2^5" as a number: "32".
+std::string SampleRate(unsigned level) {
+  return level >= 64 ? "2^" + to_string(level) : to_string(uint64_t{1} << level);
+}
+
 std::string GraphSummary(const GraphStats& g) {
   std::string out =
       "graph " + to_string(g.graph_id) + ": " + Plural(g.node_count, "node", "nodes") +
       (g.nodes.size() < g.node_count ? " (top " + to_string(g.nodes.size()) + " shown)" : "") +
-      ", " + Plural(g.replays, "replay", "replays") + ", " + Duration(g.gpu_total_us) +
-      " GPU time in all\n";
+      ", " + (g.sampled ? "~" : "") + Plural(g.replays, "replay", "replays") + ", " +
+      Duration(g.gpu_total_us) + " GPU time in all\n";
+  if (g.sampled) {
+    Label(out, "estimated (sampled)",
+          "from the " + to_string(g.replays_held) + " replays held, 1 in " +
+              SampleRate(g.sample_level) +
+              ": the replay count, the per-replay lines below, p50/p95/p99 and drift; replays, "
+              "total, mean, max, stddev and share per node are exact");
+  }
   Label(out, "GPU time per replay",
         "p50 " + Duration(g.gpu_p50_us) + "   p99 " + Duration(g.gpu_p99_us));
   Label(out, "span per replay",
@@ -133,9 +145,14 @@ std::string NodeTable(const GraphStats& g, size_t width) {
 
 }  // namespace
 
-std::string NodesText(const std::string& path, const std::vector<GraphStats>& graphs,
-                      size_t width) {
+std::string NodesText(const std::string& path, const std::vector<GraphStats>& graphs, size_t width,
+                      const LeftOut& left_out) {
   std::string out = analysis::TerminalText(path) + "\n";
+  if (left_out.events > 0) {
+    out += "left out: " + Plural(left_out.events, "keyed event", "keyed events") +
+           " of nodes past the first " + to_string(left_out.max_nodes) +
+           " (the limit on distinct nodes)\n";
+  }
   for (const GraphStats& g : graphs) {
     out += "\n" + GraphSummary(g) + "\n" + NodeTable(g, width);
   }
@@ -160,9 +177,14 @@ std::string NodesCsv(const std::vector<GraphStats>& graphs) {
   return out;
 }
 
-std::string NodesJson(const std::string& path, const std::vector<GraphStats>& graphs) {
+std::string NodesJson(const std::string& path, const std::vector<GraphStats>& graphs,
+                      const LeftOut& left_out) {
   StringJsonOutput o;
   o.StringField("{\"trace\":", path);
+  if (left_out.events > 0) {
+    o.Field(",\"untracked_events\":", left_out.events);
+    o.Field(",\"max_nodes\":", left_out.max_nodes);
+  }
   o.Raw(",\"graphs\":[");
   for (size_t i = 0; i < graphs.size(); ++i) {
     const GraphStats& g = graphs[i];
@@ -181,6 +203,15 @@ std::string NodesJson(const std::string& path, const std::vector<GraphStats>& gr
     o.Raw(",\"gaps_per_replay\":" + JsonFraction(g.gaps_mean));
     o.Raw(",\"first_replay_gpu_us\":" + JsonUs(g.first_replay_gpu_us));
     o.Raw(",\"first_replay_outlier\":" + JsonFraction(g.first_replay_outlier));
+    if (g.sampled) {
+      // Which figures are estimated, and from how much.
+      o.Field(",\"sampled\":{\"replays_held\":", g.replays_held);
+      o.Raw(",\"one_replay_in\":" + SampleRate(g.sample_level));
+      o.Raw(
+          ",\"estimated\":[\"replays\",\"gpu_per_replay_us\",\"span_per_replay_us\","
+          "\"idle_per_replay_us\",\"gaps_per_replay\",\"first_replay_gpu_us\","
+          "\"first_replay_outlier\",\"p50_us\",\"p95_us\",\"p99_us\",\"drift\"]}");
+    }
     o.Raw(",\"nodes\":[");
     for (size_t k = 0; k < g.nodes.size(); ++k) {
       const NodeStats& n = g.nodes[k];
@@ -190,6 +221,7 @@ std::string NodesJson(const std::string& path, const std::vector<GraphStats>& gr
       o.StringField(",\"cat\":", n.cat);
       o.StringField(",\"scope\":", n.scope);
       o.Field(",\"replays\":", n.replays);
+      if (n.samples < n.replays) o.Field(",\"samples\":", n.samples);
       o.Raw(",\"total_us\":" + JsonUs(n.total_us) + ",\"mean_us\":" + JsonUs(n.mean_us) +
             ",\"p50_us\":" + JsonUs(n.p50_us) + ",\"p95_us\":" + JsonUs(n.p95_us) +
             ",\"p99_us\":" + JsonUs(n.p99_us) + ",\"max_us\":" + JsonUs(n.max_us) +
