@@ -43,16 +43,9 @@ std::string AliasReport::verdict() const {
 }
 
 AliasChecker::AliasChecker(const AliasCheckOptions& options)
-    : options_(options), names_(std::make_shared<StringTable>()) {
+    : options_(options), names_(std::make_shared<NamePool>(options.max_name_bytes)) {
   counts_.max_keys = options.max_keys;
-}
-
-std::optional<StringId> AliasChecker::InternBounded(std::string_view name) {
-  if (name_bytes_ + name.size() > options_.max_name_bytes) return names_->Find(name);
-  const size_t before = names_->size();
-  StringId id = names_->Intern(name);
-  if (names_->size() != before) name_bytes_ += name.size();
-  return id;
+  counts_.max_name_bytes = options.max_name_bytes;
 }
 
 void AliasChecker::Add(const TraceEvent& event) {
@@ -83,8 +76,8 @@ void AliasChecker::Add(const TraceEvent& event) {
   const GraphKey key{*event.graph_id, *event.graph_node_id};
   uint32_t index = index_.Find(key);
   if (index == FlatIndexMap<GraphKey, KeyHash>::kAbsent) {
-    std::optional<StringId> name;
-    if (keys_.size() < options_.max_keys) name = InternBounded(event.name);
+    std::optional<uint32_t> name;
+    if (keys_.size() < options_.max_keys) name = names_->Intern(event.name);
     if (!name.has_value()) {
       ++counts_.unchecked_events;
       return;
@@ -106,7 +99,7 @@ void AliasChecker::Add(const TraceEvent& event) {
   OtherNames& others = other_names_[entry.others];
   // A full list only counts the names it has: looking a name up then stores nothing.
   const bool room = others.names.size() + 1 < AliasCheckOptions::kNamesPerKey;
-  std::optional<StringId> id = room ? InternBounded(event.name) : names_->Find(event.name);
+  std::optional<uint32_t> id = room ? names_->Intern(event.name) : names_->Find(event.name);
   if (id.has_value()) {
     for (auto& [other, count] : others.names) {
       if (other == *id) {
@@ -122,32 +115,43 @@ void AliasChecker::Add(const TraceEvent& event) {
   ++others.untracked_events;
 }
 
-AliasReport AliasChecker::Finish(const TraceMetadata& metadata) const {
+AliasReport AliasChecker::Finish(const TraceMetadata& metadata) {
   AliasReport report = counts_;
   report.has_nodescope_metadata = metadata.has_nodescope;
   report.withheld = metadata.withheld;
   report.dropped_total = metadata.dropped_total;
   report.keys = keys_.size();
   report.names = names_;
+  index_ = {};  // not needed any more: its memory goes to what follows
 
-  FlatIndexMap<uint64_t> graphs;
-  FlatIndexMap<uint64_t> node_index;  // node id -> per_node[i]
-  std::vector<uint64_t> per_node;
+  // Distinct graph ids, and events per distinct node id, by sorting (no hash map per id).
+  std::vector<uint64_t> ids;
+  ids.reserve(keys_.size());
+  for (const KeyEntry& entry : keys_) ids.push_back(entry.key.graph_id);
+  std::sort(ids.begin(), ids.end());
+  report.graph_ids = static_cast<uint64_t>(std::unique(ids.begin(), ids.end()) - ids.begin());
+  ids = {};
+  std::vector<std::pair<uint64_t, uint64_t>> per_key;  // (node id, events)
+  per_key.reserve(keys_.size());
+  size_t mismatched = 0;
   for (const KeyEntry& entry : keys_) {
-    const GraphKey& key = entry.key;
     const OtherNames* others = entry.others == kNoOthers ? nullptr : &other_names_[entry.others];
     uint64_t events = entry.count;
     if (others != nullptr) {
       for (const auto& other : others->names) events += other.second;
       events += others->untracked_events;
     }
-    graphs.FindOrInsert(key.graph_id, 0);
-    uint32_t i = node_index.FindOrInsert(key.node_id, static_cast<uint32_t>(per_node.size()));
-    if (i == per_node.size()) per_node.push_back(0);
-    per_node[i] += events;
-
-    const bool mismatched = (key.node_id >> 32) != key.graph_id;
-    if (others == nullptr && !mismatched) continue;
+    per_key.emplace_back(entry.key.node_id, events);
+    if ((entry.key.node_id >> 32) != entry.key.graph_id) ++mismatched;
+  }
+  report.mismatched.reserve(mismatched);
+  report.aliased.reserve(other_names_.size());
+  for (size_t k = 0; k < keys_.size(); ++k) {
+    const KeyEntry& entry = keys_[k];
+    const GraphKey& key = entry.key;
+    const OtherNames* others = entry.others == kNoOthers ? nullptr : &other_names_[entry.others];
+    const bool is_mismatched = (key.node_id >> 32) != key.graph_id;
+    if (others == nullptr && !is_mismatched) continue;
     std::vector<NameCount> names;
     names.push_back({names_->Get(entry.name), entry.count});
     if (others != nullptr) {
@@ -156,7 +160,7 @@ AliasReport AliasChecker::Finish(const TraceMetadata& metadata) const {
     std::sort(names.begin(), names.end(), [](const NameCount& a, const NameCount& b) {
       return a.count != b.count ? a.count > b.count : a.name < b.name;
     });
-    if (mismatched) report.mismatched.push_back({key, events, names.front().name});
+    if (is_mismatched) report.mismatched.push_back({key, per_key[k].second, names.front().name});
     if (others != nullptr) {
       report.aliased.push_back({key, std::move(names), others->untracked_events});
     }
@@ -165,10 +169,20 @@ AliasReport AliasChecker::Finish(const TraceMetadata& metadata) const {
   std::sort(report.aliased.begin(), report.aliased.end(), by_key);
   std::sort(report.mismatched.begin(), report.mismatched.end(), by_key);
 
-  report.graph_ids = graphs.size();
-  report.node_ids = per_node.size();
-  if (!per_node.empty()) {
-    std::vector<uint64_t>& counts = per_node;
+  // Events per distinct node id: the keys' counts summed over equal node ids.
+  std::sort(per_key.begin(), per_key.end());
+  std::vector<uint64_t> counts;
+  for (size_t i = 0; i < per_key.size();) {
+    uint64_t sum = 0;
+    size_t j = i;
+    for (; j < per_key.size() && per_key[j].first == per_key[i].first; ++j)
+      sum += per_key[j].second;
+    counts.push_back(sum);
+    i = j;
+  }
+  per_key = {};
+  report.node_ids = counts.size();
+  if (!counts.empty()) {
     std::sort(counts.begin(), counts.end());
     size_t n = counts.size();
     report.min_per_node = counts.front();

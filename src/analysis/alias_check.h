@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/name_pool.h"
 #include "analysis/trace_reader.h"
 #include "base/flat_index_map.h"
-#include "base/string_table.h"
 
 namespace nodescope::analysis {
 
@@ -85,9 +85,10 @@ struct AliasReport {
   // Events with both keys that were not checked: their key was new after max_keys keys (or
   // max_name_bytes of names) were held. The figures above then cover the checked keys only.
   uint64_t unchecked_events = 0;
-  uint64_t max_keys = 0;  // the limit in force
+  uint64_t max_keys = 0;  // the limits in force
+  uint64_t max_name_bytes = 0;
   // Owns the text of every name in `aliased` and `mismatched`.
-  std::shared_ptr<const StringTable> names;
+  std::shared_ptr<const NamePool> names;
 
   bool inconsistent() const { return !mismatched.empty() || one_key_only > 0; }
   // Every keyed event was checked: the verdict is a proof, not a sample.
@@ -99,11 +100,12 @@ struct AliasReport {
 
 // Memory bounds of the check, independent of the trace's size.
 struct AliasCheckOptions {
-  // Distinct (graph id, graph node id) keys held: about 40 bytes each (index slot and entry),
-  // so at most about 80 MiB at the default 2^21, plus the names.
+  // Distinct (graph id, graph node id) keys held: a 32-byte entry and a 24-byte index slot
+  // (at most half the slots used) each, so at most about 160 MiB at the default 2^21.
   static constexpr size_t kDefaultMaxKeys = size_t{1} << 21;
-  // Bytes of distinct event names held (one copy of each name, shared by its keys).
-  static constexpr size_t kDefaultMaxNameBytes = size_t{64} << 20;
+  // Bytes of distinct event names held (one copy of each name, shared by its keys), counting
+  // NamePool::kPerNameBytes for each name besides its text.
+  static constexpr size_t kDefaultMaxNameBytes = size_t{128} << 20;
   // Distinct names counted per key; events of further names on an aliased key are counted
   // together (AliasedKey::other_name_events).
   static constexpr size_t kNamesPerKey = 8;
@@ -120,7 +122,8 @@ class AliasChecker {
   explicit AliasChecker(const AliasCheckOptions& options = {});
 
   void Add(const TraceEvent& event);
-  AliasReport Finish(const TraceMetadata& metadata) const;
+  // Releases the key index first, so the report's memory takes its place.
+  AliasReport Finish(const TraceMetadata& metadata);
 
  private:
   struct KeyHash {
@@ -128,25 +131,22 @@ class AliasChecker {
       return MixBits(k.node_id ^ MixBits(k.graph_id));
     }
   };
-  // 24 bytes per key: the common key has one name and no further allocation.
+  // 32 bytes per key: the common key has one name and no further allocation.
   struct KeyEntry {
     GraphKey key;
-    StringId name = kNoString;    // the first name seen: almost every key has only this one
+    uint32_t name = 0;            // the first name seen: almost every key has only this one
     uint32_t others = kNoOthers;  // index into other_names_ once a second name is seen
     uint64_t count = 0;           // events with `name`
   };
   static constexpr uint32_t kNoOthers = UINT32_MAX;
   struct OtherNames {
-    std::vector<std::pair<StringId, uint64_t>> names;  // at most kNamesPerKey - 1
+    std::vector<std::pair<uint32_t, uint64_t>> names;  // at most kNamesPerKey - 1
     uint64_t untracked_events = 0;
   };
 
   // Interns `name` unless that would pass max_name_bytes; nullopt then.
-  std::optional<StringId> InternBounded(std::string_view name);
-
   AliasCheckOptions options_;
-  std::shared_ptr<StringTable> names_;
-  size_t name_bytes_ = 0;
+  std::shared_ptr<NamePool> names_;
   FlatIndexMap<GraphKey, KeyHash> index_;  // key -> keys_[i]
   std::vector<KeyEntry> keys_;
   std::vector<OtherNames> other_names_;

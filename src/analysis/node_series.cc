@@ -63,7 +63,7 @@ bool Kept(uint64_t key, unsigned level) {
 struct Grouper {
   explicit Grouper(const NodeSeriesOptions& options) : limits(options) {
     out.limits = options;
-    strings = std::make_shared<StringTable>();
+    strings = std::make_shared<NamePool>(options.max_name_bytes);
   }
 
   struct GraphState {
@@ -75,8 +75,7 @@ struct Grouper {
 
   NodeSeriesOptions limits;
   GraphNodes out;
-  std::shared_ptr<StringTable> strings;
-  size_t string_bytes = 0;
+  std::shared_ptr<NamePool> strings;
   // (graph id, node id) -> out.nodes[i]. The node id alone is unique only while it carries its
   // graph id, which a trace need not do.
   FlatIndexMap<NodeKey, NodeKeyHash> index;
@@ -86,15 +85,9 @@ struct Grouper {
   size_t held = 0;                 // occurrence slots allocated, all nodes together
 
   std::optional<std::string_view> Intern(std::string_view s) {
-    if (string_bytes + s.size() > limits.max_name_bytes) {
-      std::optional<StringId> id = strings->Find(s);
-      if (!id) return std::nullopt;
-      return strings->Get(*id);
-    }
-    const size_t before = strings->size();
-    StringId id = strings->Intern(s);
-    if (strings->size() != before) string_bytes += s.size();
-    return strings->Get(id);
+    std::optional<uint32_t> id = strings->Intern(s);
+    if (!id) return std::nullopt;
+    return strings->Get(*id);
   }
 
   // A new node for `e`, or kAbsent when the limits leave no room for it.

@@ -14,9 +14,9 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/name_pool.h"
 #include "analysis/trace_reader.h"
 #include "base/status.h"
-#include "base/string_table.h"
 
 namespace nodescope::analysis {
 
@@ -57,9 +57,10 @@ struct NodeSeries {
   bool sampled() const { return occurrences.size() < durations.count; }
 };
 
-// Limits of CollectNodeSeries. About 112 bytes per node and 24 per occurrence held, so the
-// defaults hold at most about 28 MiB of nodes and 96 MiB of occurrences (192 MiB while a
-// vector grows), plus the names and the reader's 64 MiB window.
+// Limits of CollectNodeSeries. A node costs about 150 bytes (its series and index slot), an
+// occurrence slot 24 (slots are allocated as vectors grow, by doubling, so about half to all of
+// them hold an occurrence): the defaults hold at most about 40 MiB of nodes and 96 MiB of
+// occurrences, plus at most 64 MiB of names (NamePool) and the reader's window.
 struct NodeSeriesOptions {
   static constexpr size_t kDefaultMaxNodes = size_t{1} << 18;    // 262144 distinct nodes
   static constexpr size_t kDefaultMaxSamples = size_t{1} << 22;  // 4194304 occurrences
@@ -82,8 +83,8 @@ struct GraphNodes {
   // Keyed events left out: their node was new after max_nodes nodes (or max_name_bytes of
   // names) were held.
   uint64_t untracked_events = 0;
-  NodeSeriesOptions limits;                    // those in force
-  std::shared_ptr<const StringTable> strings;  // the text of the nodes' names
+  NodeSeriesOptions limits;                 // those in force
+  std::shared_ptr<const NamePool> strings;  // the text of the nodes' names
 };
 
 // Called after each window read: bytes of the file consumed so far (compressed bytes for a

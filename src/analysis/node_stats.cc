@@ -290,20 +290,27 @@ const char* GraphMatchName(GraphMatch match) {
   return "?";
 }
 
-std::vector<GraphStats> ComputeNodeStats(const GraphNodes& trace, const NodeStatsOptions& options) {
-  std::vector<GraphStats> out;
+void ForEachGraphStats(const GraphNodes& trace, const NodeStatsOptions& options,
+                       const std::function<bool(GraphStats&&)>& visit) {
   const std::vector<NodeSeries>& nodes = trace.nodes;  // sorted by (graph id, node id)
   for (size_t begin = 0; begin < nodes.size();) {
     size_t end = begin;
     while (end < nodes.size() && nodes[end].graph_id == nodes[begin].graph_id) ++end;
     if (!options.graph_id || *options.graph_id == nodes[begin].graph_id) {
-      out.push_back(ComputeGraph(trace, begin, end));
-      if (options.top > 0 && out.back().nodes.size() > options.top) {
-        out.back().nodes.resize(options.top);
-      }
+      GraphStats g = ComputeGraph(trace, begin, end);
+      if (options.top > 0 && g.nodes.size() > options.top) g.nodes.resize(options.top);
+      if (!visit(std::move(g))) return;
     }
     begin = end;
   }
+}
+
+std::vector<GraphStats> ComputeNodeStats(const GraphNodes& trace, const NodeStatsOptions& options) {
+  std::vector<GraphStats> out;
+  ForEachGraphStats(trace, options, [&out](GraphStats&& g) {
+    out.push_back(std::move(g));
+    return true;
+  });
   return out;
 }
 

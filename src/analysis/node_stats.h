@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -74,8 +75,8 @@ struct GraphStats {
   // NaN when the median is 0.
   double first_replay_gpu_us = 0;
   double first_replay_outlier = 0;
-  std::vector<NodeStats> nodes;                // by total_us descending, ties by node id
-  std::shared_ptr<const StringTable> strings;  // holds the nodes' names
+  std::vector<NodeStats> nodes;             // by total_us descending, ties by node id
+  std::shared_ptr<const NamePool> strings;  // holds the nodes' names
 };
 
 struct NodeStatsOptions {
@@ -86,6 +87,10 @@ struct NodeStatsOptions {
 // Graphs by graph id ascending.
 std::vector<GraphStats> ComputeNodeStats(const GraphNodes& trace,
                                          const NodeStatsOptions& options = {});
+// The same one graph at a time, for output written as it is computed; stops when `visit`
+// returns false.
+void ForEachGraphStats(const GraphNodes& trace, const NodeStatsOptions& options,
+                       const std::function<bool(GraphStats&&)>& visit);
 
 // Comparing two traces ("A" before, "B" after).
 //
@@ -132,8 +137,8 @@ struct GraphDiff {
   // Matched nodes by |delta_us| descending (ties by A's node id), then nodes only in A, then only
   // in B (each by total descending). --top applies to each of the three groups.
   std::vector<NodeDiff> nodes;
-  size_t matched = 0;                                       // nodes matched, also when cut by --top
-  std::shared_ptr<const StringTable> strings_a, strings_b;  // hold the nodes' names
+  size_t matched = 0;                                    // nodes matched, also when cut by --top
+  std::shared_ptr<const NamePool> strings_a, strings_b;  // hold the nodes' names
 };
 
 // `a` and `b` must hold every node (ComputeNodeStats without --top). Pairs are ordered by A's

@@ -502,7 +502,8 @@ TEST(NodeSeriesLimits, NodesPastTheLimitAreCountedNotHeld) {
 
 TEST(NodeSeriesLimits, NameBytesAreBounded) {
   NodeSeriesOptions limits;
-  limits.max_name_bytes = 12;  // "kernel" and "k0", "k1", "k2": 12 bytes
+  // "k0", "kernel", "k1", "k2": 12 bytes of text and 40 for each name besides.
+  limits.max_name_bytes = 12 + 4 * NamePool::kPerNameBytes;
   GraphNodes trace = Read(ManyReplays(), limits);
   EXPECT_EQ(trace.nodes.size(), 3u);
   EXPECT_EQ(trace.untracked_events, 2000u);

@@ -3,7 +3,6 @@
 
 #include <cstdint>
 #include <deque>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -22,13 +21,6 @@ class StringTable {
   // For vendor strings whose storage outlives the trace (CUPTI shares one kernel-name pointer
   // across all records of a kernel): a pointer lookup instead of hashing the text.
   StringId InternStablePointer(const char* s);
-
-  // The id of `s` if it was interned; never adds it.
-  std::optional<StringId> Find(std::string_view s) const {
-    auto it = by_text_.find(s);
-    if (it == by_text_.end()) return std::nullopt;
-    return it->second;
-  }
 
   std::string_view Get(StringId id) const { return strings_[id]; }
   size_t size() const { return strings_.size(); }

@@ -165,9 +165,10 @@ std::string FormatText(const std::string& path, const AliasReport& r) {
   }
   if (!r.complete()) {
     t.Row("keys not checked",
-          to_string(r.unchecked_events) + " events on keys past the first " + to_string(r.keys) +
-              " (limit " + to_string(r.max_keys) +
-              " keys): the figures above and the verdict cover the checked keys only");
+          to_string(r.unchecked_events) + " events on keys past the limits (" +
+              to_string(r.max_keys) + " keys, " + to_string(r.max_name_bytes >> 20) +
+              " MiB of names; " + to_string(r.keys) +
+              " keys held): the figures above and the verdict cover the keys held only");
   }
   t.Row("verdict",
         r.with_both_keys == 0 && r.clean() ? "clean (no graph keys to check)" : r.verdict());
@@ -276,6 +277,8 @@ void WriteJson(JsonOutput& o, const std::string& path, const AliasReport& r) {
     o.Uint(r.unchecked_events);
     o.Raw(",\"max_keys\":");
     o.Uint(r.max_keys);
+    o.Raw(",\"max_name_bytes\":");
+    o.Uint(r.max_name_bytes);
   }
   o.Raw(",\"clean\":");
   o.Raw(r.clean() ? "true" : "false");
@@ -330,10 +333,11 @@ int Check(const CheckOptions& opts) {
 // Shown by `nodescope check --help`, below the options.
 constexpr char kDetails[] =
     "Memory stays bounded whatever the trace's size: the check holds at most 2097152 distinct\n"
-    "(graph id, graph node id) keys (about 40 bytes each) and 64 MiB of distinct names, beside\n"
-    "the reader's 64 MiB window. Events on keys past that limit are counted, not checked: the\n"
-    "verdict then says \"incomplete\" with their number, and the exit status is 1, since the\n"
-    "check no longer proves the trace clean.";
+    "(graph id, graph node id) keys (a 32-byte entry and a flat index slot each) and 128 MiB of\n"
+    "distinct names, beside the reader's window of at most 64 MiB. Events on keys past those\n"
+    "limits are counted, not checked: the table says how many (\"keys not checked\"), the\n"
+    "verdict says \"incomplete\", and the exit status is 1, since the check no longer proves\n"
+    "the trace clean.";
 
 }  // namespace
 

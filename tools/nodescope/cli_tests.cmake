@@ -208,10 +208,10 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_analysis)
   set(data ${PROJECT_SOURCE_DIR}/src/analysis/testdata)
   nodescope_cli_test(check keys_past_limit EXIT 1 ARGS ${data}/clean.json --max-keys 2
     STDERR "^$"
-    STDOUT "\n  keys not checked +26 events on keys past the first 2 \\(limit 2 keys\\): [^\n]*\n  verdict +incomplete\n$")
+    STDOUT "\n  keys not checked +26 events on keys past the limits \\(2 keys, 128 MiB of names; 2 keys held\\): [^\n]*\n  verdict +incomplete\n$")
   nodescope_cli_test(check keys_past_limit_json EXIT 1 ARGS ${data}/clean.json --json
     --max-keys 2 STDERR "^$"
-    STDOUT "\"unchecked_events\":26,\"max_keys\":2,\"clean\":false,\"verdict\":\"incomplete\"}\n$")
+    STDOUT "\"unchecked_events\":26,\"max_keys\":2,\"max_name_bytes\":134217728,\"clean\":false,\"verdict\":\"incomplete\"}\n$")
   nodescope_cli_test(nodes samples_past_limit EXIT 0 ARGS ${data}/replays_8x200.json
     --max-samples 400
     STDERR "^nodescope nodes: warning: [^\n]*: more occurrences than the 400 held: percentiles, drift and per-replay figures of 8 nodes are estimated from a sample"

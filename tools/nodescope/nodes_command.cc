@@ -4,6 +4,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -159,16 +160,35 @@ int Nodes(const NodesOptions& opts) {
   const size_t width = OutputWidth(opts);
 
   if (b == nullptr) {
-    std::vector<analysis::GraphStats> graphs = analysis::ComputeNodeStats(*a, filter);
-    if (graphs.empty()) {
+    const bool found = !opts.graph_set || std::any_of(a->nodes.begin(), a->nodes.end(),
+                                                      [&](const analysis::NodeSeries& n) {
+                                                        return n.graph_id == opts.graph;
+                                                      });
+    if (!found) {
       PrintError("nodes", "no graph " + std::to_string(opts.graph) + " in " + opts.trace +
                               " (graph ids: " + GraphIds(*a) + ")");
       return kNoGraphs;
     }
+    // Written a graph at a time: the output of many graphs is never held whole.
+    const NodesFormat format = opts.csv    ? NodesFormat::kCsv
+                               : opts.json ? NodesFormat::kJson
+                                           : NodesFormat::kText;
     const LeftOut left_out{a->untracked_events, opts.limits.max_nodes};
-    return Write(opts.csv    ? NodesCsv(graphs)
-                 : opts.json ? NodesJson(opts.trace, graphs, left_out)
-                             : NodesText(opts.trace, graphs, width, left_out));
+    // Batched into writes of about 1 MiB.
+    constexpr size_t kBatchBytes = size_t{1} << 20;
+    std::string pending = NodesBegin(format, opts.trace, left_out);
+    int rc_out = kOk;
+    bool first = true;
+    analysis::ForEachGraphStats(*a, filter, [&](analysis::GraphStats&& g) {
+      pending += NodesGraph(format, g, first, width);
+      first = false;
+      if (pending.size() < kBatchBytes) return true;
+      rc_out = Write(pending);
+      pending.clear();
+      return rc_out == kOk;
+    });
+    if (rc_out == kOk) rc_out = Write(pending + NodesEnd(format));
+    return rc_out;
   }
   std::vector<analysis::GraphDiff> graphs = analysis::DiffNodeStats(
       analysis::ComputeNodeStats(*a), analysis::ComputeNodeStats(*b), filter);
@@ -199,13 +219,14 @@ constexpr char kDetails[] =
     "--json, where an undefined figure (drift, a share of 0 us) is an empty field or null.\n"
     "\n"
     "Memory stays bounded whatever the trace's size: at most 262144 distinct nodes and 4194304\n"
-    "occurrences (start, duration, replay) are held, about 130 MiB, beside the reader's 64 MiB\n"
-    "window and at most 64 MiB of names. Events of nodes past the first 262144 are left out,\n"
-    "and said so. Past 4194304 occurrences the graphs holding the most keep one replay in 2, 4,\n"
-    "... (chosen by a hash of the correlation id, so runs agree): replays, total, mean, max,\n"
-    "stddev and share stay exact for every node, while the replay count, the per-replay lines,\n"
-    "p50/p95/p99 and drift are estimated from the replays held; the text and JSON say so per\n"
-    "graph (\"estimated (sampled)\", \"sampled\"), and a warning on stderr in every format.\n"
+    "occurrence slots (start, duration, replay: 24 bytes each) are held, beside the reader's\n"
+    "window of at most 64 MiB and at most 64 MiB of names. Events of nodes past the first\n"
+    "262144 are left out, and said so. Past 4194304 slots the graphs holding the most keep one\n"
+    "replay in 2, 4, ... (chosen by a hash of the correlation id, so runs agree): replays, total,\n"
+    "mean, max, stddev and share stay exact for every node, while the replay count, the\n"
+    "per-replay lines, p50/p95/p99 and drift are estimated from the replays held; the text and\n"
+    "JSON say so per graph (\"estimated (sampled)\", \"sampled\"), and a warning on stderr in\n"
+    "every format.\n"
     "\n"
     "--diff B.json pairs the graphs of the two traces in three passes:\n"
     "  1. the same graph id and the same node sequence;\n"

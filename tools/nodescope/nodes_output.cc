@@ -143,95 +143,123 @@ std::string NodeTable(const GraphStats& g, size_t width) {
   return table.Render(2, width);
 }
 
+std::string CsvGraph(const GraphStats& g) {
+  std::string out;
+  for (const NodeStats& n : g.nodes) {
+    const std::string fields[] = {
+        to_string(g.graph_id), to_string(n.node_id), CsvField(n.name),    CsvField(n.cat),
+        CsvField(n.scope),     to_string(n.replays), CsvUs(n.total_us),   CsvUs(n.mean_us),
+        CsvUs(n.p50_us),       CsvUs(n.p95_us),      CsvUs(n.p99_us),     CsvUs(n.max_us),
+        CsvUs(n.stddev_us),    CsvFraction(n.drift), CsvFraction(n.share)};
+    for (size_t i = 0; i < std::size(fields); ++i) out += (i ? "," : "") + fields[i];
+    out += "\r\n";
+  }
+  return out;
+}
+
+std::string JsonGraph(const GraphStats& g, bool first) {
+  StringJsonOutput o;
+  o.Raw(first ? "{\"graph_id\":" : ",{\"graph_id\":");
+  o.Uint(g.graph_id);
+  o.Field(",\"replays\":", g.replays);
+  o.Field(",\"node_count\":", g.node_count);
+  o.Field(",\"node_graph_mismatches\":", g.mismatched_nodes);
+  o.Raw(",\"gpu_total_us\":" + JsonUs(g.gpu_total_us));
+  o.Raw(",\"gpu_per_replay_us\":{\"p50\":" + JsonUs(g.gpu_p50_us) +
+        ",\"p99\":" + JsonUs(g.gpu_p99_us) + "}");
+  o.Raw(",\"span_per_replay_us\":{\"p50\":" + JsonUs(g.span_p50_us) +
+        ",\"p99\":" + JsonUs(g.span_p99_us) + "}");
+  o.Raw(",\"idle_per_replay_us\":{\"mean\":" + JsonUs(g.idle_mean_us) +
+        ",\"p99\":" + JsonUs(g.idle_p99_us) + "}");
+  o.Raw(",\"gaps_per_replay\":" + JsonFraction(g.gaps_mean));
+  o.Raw(",\"first_replay_gpu_us\":" + JsonUs(g.first_replay_gpu_us));
+  o.Raw(",\"first_replay_outlier\":" + JsonFraction(g.first_replay_outlier));
+  if (g.sampled) {
+    // Which figures are estimated, and from how much.
+    o.Field(",\"sampled\":{\"replays_held\":", g.replays_held);
+    o.Raw(",\"one_replay_in\":" + SampleRate(g.sample_level));
+    o.Raw(
+        ",\"estimated\":[\"replays\",\"gpu_per_replay_us\",\"span_per_replay_us\","
+        "\"idle_per_replay_us\",\"gaps_per_replay\",\"first_replay_gpu_us\","
+        "\"first_replay_outlier\",\"p50_us\",\"p95_us\",\"p99_us\",\"drift\"]}");
+  }
+  o.Raw(",\"nodes\":[");
+  for (size_t k = 0; k < g.nodes.size(); ++k) {
+    const NodeStats& n = g.nodes[k];
+    o.Raw(k ? ",{\"node_id\":" : "{\"node_id\":");
+    o.Uint(n.node_id);
+    o.StringField(",\"name\":", n.name);
+    o.StringField(",\"cat\":", n.cat);
+    o.StringField(",\"scope\":", n.scope);
+    o.Field(",\"replays\":", n.replays);
+    if (n.samples < n.replays) o.Field(",\"samples\":", n.samples);
+    o.Raw(",\"total_us\":" + JsonUs(n.total_us) + ",\"mean_us\":" + JsonUs(n.mean_us) +
+          ",\"p50_us\":" + JsonUs(n.p50_us) + ",\"p95_us\":" + JsonUs(n.p95_us) +
+          ",\"p99_us\":" + JsonUs(n.p99_us) + ",\"max_us\":" + JsonUs(n.max_us) +
+          ",\"stddev_us\":" + JsonUs(n.stddev_us) + ",\"drift\":" + JsonFraction(n.drift) +
+          ",\"share\":" + JsonFraction(n.share) + "}");
+  }
+  o.Raw("]}");
+  return o.str();
+}
+
 }  // namespace
 
-std::string NodesText(const std::string& path, const std::vector<GraphStats>& graphs, size_t width,
-                      const LeftOut& left_out) {
+std::string NodesBegin(NodesFormat format, const std::string& path, const LeftOut& left_out) {
+  if (format == NodesFormat::kCsv) {
+    return "graph_id,node_id,name,cat,scope,replays,total_us,mean_us,p50_us,p95_us,p99_us,max_us,"
+           "stddev_us,drift,share\r\n";
+  }
+  if (format == NodesFormat::kJson) {
+    StringJsonOutput o;
+    o.StringField("{\"trace\":", path);
+    if (left_out.events > 0) {
+      o.Field(",\"untracked_events\":", left_out.events);
+      o.Field(",\"max_nodes\":", left_out.max_nodes);
+    }
+    o.Raw(",\"graphs\":[");
+    return o.str();
+  }
   std::string out = analysis::TerminalText(path) + "\n";
   if (left_out.events > 0) {
     out += "left out: " + Plural(left_out.events, "keyed event", "keyed events") +
            " of nodes past the first " + to_string(left_out.max_nodes) +
            " (the limit on distinct nodes)\n";
   }
-  for (const GraphStats& g : graphs) {
-    out += "\n" + GraphSummary(g) + "\n" + NodeTable(g, width);
-  }
   return out;
 }
 
+std::string NodesGraph(NodesFormat format, const GraphStats& g, bool first, size_t width) {
+  if (format == NodesFormat::kCsv) return CsvGraph(g);
+  if (format == NodesFormat::kJson) return JsonGraph(g, first);
+  return "\n" + GraphSummary(g) + "\n" + NodeTable(g, width);
+}
+
+std::string NodesEnd(NodesFormat format) { return format == NodesFormat::kJson ? "]}\n" : ""; }
+
+namespace {
+
+std::string Whole(NodesFormat format, const std::string& path,
+                  const std::vector<GraphStats>& graphs, size_t width, const LeftOut& left_out) {
+  std::string out = NodesBegin(format, path, left_out);
+  for (size_t i = 0; i < graphs.size(); ++i) out += NodesGraph(format, graphs[i], i == 0, width);
+  return out + NodesEnd(format);
+}
+
+}  // namespace
+
+std::string NodesText(const std::string& path, const std::vector<GraphStats>& graphs, size_t width,
+                      const LeftOut& left_out) {
+  return Whole(NodesFormat::kText, path, graphs, width, left_out);
+}
+
 std::string NodesCsv(const std::vector<GraphStats>& graphs) {
-  std::string out =
-      "graph_id,node_id,name,cat,scope,replays,total_us,mean_us,p50_us,p95_us,p99_us,max_us,"
-      "stddev_us,drift,share\r\n";
-  for (const GraphStats& g : graphs) {
-    for (const NodeStats& n : g.nodes) {
-      const std::string fields[] = {
-          to_string(g.graph_id), to_string(n.node_id), CsvField(n.name),    CsvField(n.cat),
-          CsvField(n.scope),     to_string(n.replays), CsvUs(n.total_us),   CsvUs(n.mean_us),
-          CsvUs(n.p50_us),       CsvUs(n.p95_us),      CsvUs(n.p99_us),     CsvUs(n.max_us),
-          CsvUs(n.stddev_us),    CsvFraction(n.drift), CsvFraction(n.share)};
-      for (size_t i = 0; i < std::size(fields); ++i) out += (i ? "," : "") + fields[i];
-      out += "\r\n";
-    }
-  }
-  return out;
+  return Whole(NodesFormat::kCsv, "", graphs, 0, {});
 }
 
 std::string NodesJson(const std::string& path, const std::vector<GraphStats>& graphs,
                       const LeftOut& left_out) {
-  StringJsonOutput o;
-  o.StringField("{\"trace\":", path);
-  if (left_out.events > 0) {
-    o.Field(",\"untracked_events\":", left_out.events);
-    o.Field(",\"max_nodes\":", left_out.max_nodes);
-  }
-  o.Raw(",\"graphs\":[");
-  for (size_t i = 0; i < graphs.size(); ++i) {
-    const GraphStats& g = graphs[i];
-    o.Raw(i ? ",{\"graph_id\":" : "{\"graph_id\":");
-    o.Uint(g.graph_id);
-    o.Field(",\"replays\":", g.replays);
-    o.Field(",\"node_count\":", g.node_count);
-    o.Field(",\"node_graph_mismatches\":", g.mismatched_nodes);
-    o.Raw(",\"gpu_total_us\":" + JsonUs(g.gpu_total_us));
-    o.Raw(",\"gpu_per_replay_us\":{\"p50\":" + JsonUs(g.gpu_p50_us) +
-          ",\"p99\":" + JsonUs(g.gpu_p99_us) + "}");
-    o.Raw(",\"span_per_replay_us\":{\"p50\":" + JsonUs(g.span_p50_us) +
-          ",\"p99\":" + JsonUs(g.span_p99_us) + "}");
-    o.Raw(",\"idle_per_replay_us\":{\"mean\":" + JsonUs(g.idle_mean_us) +
-          ",\"p99\":" + JsonUs(g.idle_p99_us) + "}");
-    o.Raw(",\"gaps_per_replay\":" + JsonFraction(g.gaps_mean));
-    o.Raw(",\"first_replay_gpu_us\":" + JsonUs(g.first_replay_gpu_us));
-    o.Raw(",\"first_replay_outlier\":" + JsonFraction(g.first_replay_outlier));
-    if (g.sampled) {
-      // Which figures are estimated, and from how much.
-      o.Field(",\"sampled\":{\"replays_held\":", g.replays_held);
-      o.Raw(",\"one_replay_in\":" + SampleRate(g.sample_level));
-      o.Raw(
-          ",\"estimated\":[\"replays\",\"gpu_per_replay_us\",\"span_per_replay_us\","
-          "\"idle_per_replay_us\",\"gaps_per_replay\",\"first_replay_gpu_us\","
-          "\"first_replay_outlier\",\"p50_us\",\"p95_us\",\"p99_us\",\"drift\"]}");
-    }
-    o.Raw(",\"nodes\":[");
-    for (size_t k = 0; k < g.nodes.size(); ++k) {
-      const NodeStats& n = g.nodes[k];
-      o.Raw(k ? ",{\"node_id\":" : "{\"node_id\":");
-      o.Uint(n.node_id);
-      o.StringField(",\"name\":", n.name);
-      o.StringField(",\"cat\":", n.cat);
-      o.StringField(",\"scope\":", n.scope);
-      o.Field(",\"replays\":", n.replays);
-      if (n.samples < n.replays) o.Field(",\"samples\":", n.samples);
-      o.Raw(",\"total_us\":" + JsonUs(n.total_us) + ",\"mean_us\":" + JsonUs(n.mean_us) +
-            ",\"p50_us\":" + JsonUs(n.p50_us) + ",\"p95_us\":" + JsonUs(n.p95_us) +
-            ",\"p99_us\":" + JsonUs(n.p99_us) + ",\"max_us\":" + JsonUs(n.max_us) +
-            ",\"stddev_us\":" + JsonUs(n.stddev_us) + ",\"drift\":" + JsonFraction(n.drift) +
-            ",\"share\":" + JsonFraction(n.share) + "}");
-    }
-    o.Raw("]}");
-  }
-  o.Raw("]}\n");
-  return o.str();
+  return Whole(NodesFormat::kJson, path, graphs, 0, left_out);
 }
 
 // ---- --diff

@@ -16,6 +16,15 @@ struct LeftOut {
   uint64_t max_nodes = 0;
 };
 
+// The output in pieces, written as they come so that memory does not grow with the number of
+// graphs: NodesBegin, NodesGraph for each graph (`first` for the first), NodesEnd. NodesText,
+// NodesCsv and NodesJson join them.
+enum class NodesFormat { kText, kCsv, kJson };
+std::string NodesBegin(NodesFormat format, const std::string& path, const LeftOut& left_out);
+std::string NodesGraph(NodesFormat format, const analysis::GraphStats& graph, bool first,
+                       size_t width);
+std::string NodesEnd(NodesFormat format);
+
 // A per-graph summary, then one row per node; names shortened (or on lines of their own) to fit
 // `width` columns (0: never shortened).
 std::string NodesText(const std::string& path, const std::vector<analysis::GraphStats>& graphs,
