@@ -161,7 +161,9 @@ void AddPlotCommand(CLI::App& app, int* exit_code) {
       "Memory stays bounded as for `nodescope nodes`: at most 262144 distinct nodes and 4194304\n"
       "occurrences are held. Past that, a graph is drawn over a uniform sample of its replays\n"
       "(1 in 2, 4, ...; the panel's title says \"drawn: a sample, 1 in N replays\"), and a\n"
-      "warning on stderr says how many nodes.");
+      "warning on stderr says how many nodes. One picture draws at most 1024 nodes: a graph past\n"
+      "that keeps its first nodes (\"N of M nodes\"), further graphs are left out (the title\n"
+      "says how many); --graph and --node choose others.");
   // Test seams, not for users: small limits, so a test needs no millions of events.
   plot->add_option("--max-nodes", opts->limits.max_nodes)->group("")->check(CLI::PositiveNumber);
   plot->add_option("--max-samples", opts->limits.max_samples)
