@@ -198,9 +198,18 @@ int Nodes(const NodesOptions& opts) {
                             GraphIds(*b) + ")");
     return kNoGraphs;
   }
-  return Write(opts.csv    ? DiffCsv(graphs)
-               : opts.json ? DiffJson(opts.trace, opts.diff, graphs)
-                           : DiffText(opts.trace, opts.diff, graphs, width));
+  // Written in batches of about 1 MiB, as above.
+  const NodesFormat format = opts.csv    ? NodesFormat::kCsv
+                             : opts.json ? NodesFormat::kJson
+                                         : NodesFormat::kText;
+  std::string pending = DiffBegin(format, opts.trace, opts.diff);
+  for (size_t i = 0; i < graphs.size(); ++i) {
+    pending += DiffGraph(format, graphs[i], i == 0, width);
+    if (pending.size() < (size_t{1} << 20)) continue;
+    if (Write(pending) != kOk) return kUnreadable;
+    pending.clear();
+  }
+  return Write(pending + NodesEnd(format));
 }
 
 constexpr char kSummary[] =

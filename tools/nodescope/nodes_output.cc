@@ -355,82 +355,115 @@ void WriteSide(JsonOutput& o, const std::optional<NodeSide>& side, const std::st
 
 }  // namespace
 
-std::string DiffText(const std::string& path_a, const std::string& path_b,
-                     const std::vector<GraphDiff>& graphs, size_t width) {
-  std::string out =
-      "A: " + analysis::TerminalText(path_a) + "\nB: " + analysis::TerminalText(path_b) + "\n";
-  for (const GraphDiff& d : graphs) {
-    out += "\n" + DiffHeader(d) + "\n";
-    if (d.graph_a && d.graph_b) {
-      const size_t only_a = d.node_count_a - d.matched;
-      const size_t only_b = d.node_count_b - d.matched;
-      Label(out, "replays", "A " + to_string(d.replays_a) + "   B " + to_string(d.replays_b));
-      Label(out, "GPU time per replay",
-            "p50 A " + Duration(d.gpu_p50_a_us) + "   B " + Duration(d.gpu_p50_b_us) + "   (" +
-                Percent(d.gpu_p50_a_us > 0 ? d.gpu_p50_b_us / d.gpu_p50_a_us - 1 : NAN, true) +
-                ")");
-      Label(out, "nodes",
-            to_string(d.matched) + " matched, " + to_string(only_a) + " only in A, " +
-                to_string(only_b) + " only in B" +
-                (d.nodes.size() < d.matched + only_a + only_b ? " (top rows shown)" : ""));
-    }
-    out += "\n" + DiffTable(d, width);
+namespace {
+
+std::string DiffTextGraph(const GraphDiff& d, size_t width) {
+  std::string out;
+  out += "\n" + DiffHeader(d) + "\n";
+  if (d.graph_a && d.graph_b) {
+    const size_t only_a = d.node_count_a - d.matched;
+    const size_t only_b = d.node_count_b - d.matched;
+    Label(out, "replays", "A " + to_string(d.replays_a) + "   B " + to_string(d.replays_b));
+    Label(out, "GPU time per replay",
+          "p50 A " + Duration(d.gpu_p50_a_us) + "   B " + Duration(d.gpu_p50_b_us) + "   (" +
+              Percent(d.gpu_p50_a_us > 0 ? d.gpu_p50_b_us / d.gpu_p50_a_us - 1 : NAN, true) + ")");
+    Label(out, "nodes",
+          to_string(d.matched) + " matched, " + to_string(only_a) + " only in A, " +
+              to_string(only_b) + " only in B" +
+              (d.nodes.size() < d.matched + only_a + only_b ? " (top rows shown)" : ""));
+  }
+  out += "\n" + DiffTable(d, width);
+  return out;
+}
+
+std::string DiffCsvGraph(const GraphDiff& d) {
+  std::string out;
+  for (const NodeDiff& n : d.nodes) {
+    const std::optional<NodeSide>& a = n.a;
+    const std::optional<NodeSide>& b = n.b;
+    const std::string fields[] = {GraphMatchName(d.match),        OptionalUint(d.graph_a, ""),
+                                  a ? to_string(a->node_id) : "", OptionalUint(d.graph_b, ""),
+                                  b ? to_string(b->node_id) : "", a ? CsvField(a->name) : "",
+                                  b ? CsvField(b->name) : "",     a ? to_string(a->replays) : "",
+                                  b ? to_string(b->replays) : "", a ? CsvUs(a->mean_us) : "",
+                                  b ? CsvUs(b->mean_us) : "",     CsvUs(n.delta_us),
+                                  CsvFraction(n.delta_fraction)};
+    for (size_t i = 0; i < std::size(fields); ++i) out += (i ? "," : "") + fields[i];
+    out += "\r\n";
   }
   return out;
 }
 
-std::string DiffCsv(const std::vector<GraphDiff>& graphs) {
-  std::string out =
-      "graph_match,graph_id_a,node_id_a,graph_id_b,node_id_b,name_a,name_b,replays_a,replays_b,"
-      "mean_a_us,mean_b_us,delta_us,delta_fraction\r\n";
-  for (const GraphDiff& d : graphs) {
-    for (const NodeDiff& n : d.nodes) {
-      const std::optional<NodeSide>& a = n.a;
-      const std::optional<NodeSide>& b = n.b;
-      const std::string fields[] = {GraphMatchName(d.match),        OptionalUint(d.graph_a, ""),
-                                    a ? to_string(a->node_id) : "", OptionalUint(d.graph_b, ""),
-                                    b ? to_string(b->node_id) : "", a ? CsvField(a->name) : "",
-                                    b ? CsvField(b->name) : "",     a ? to_string(a->replays) : "",
-                                    b ? to_string(b->replays) : "", a ? CsvUs(a->mean_us) : "",
-                                    b ? CsvUs(b->mean_us) : "",     CsvUs(n.delta_us),
-                                    CsvFraction(n.delta_fraction)};
-      for (size_t i = 0; i < std::size(fields); ++i) out += (i ? "," : "") + fields[i];
-      out += "\r\n";
-    }
+std::string DiffJsonGraph(const GraphDiff& d, bool first) {
+  StringJsonOutput o;
+  o.Raw(first ? "{\"match\":" : ",{\"match\":");
+  o.String(GraphMatchName(d.match));
+  o.Raw(",\"graph_id_a\":" + OptionalUint(d.graph_a, "null") +
+        ",\"graph_id_b\":" + OptionalUint(d.graph_b, "null"));
+  o.Raw(",\"replays_a\":" + to_string(d.replays_a) + ",\"replays_b\":" + to_string(d.replays_b));
+  o.Raw(",\"gpu_per_replay_p50_us_a\":" + JsonUs(d.gpu_p50_a_us) +
+        ",\"gpu_per_replay_p50_us_b\":" + JsonUs(d.gpu_p50_b_us));
+  o.Raw(",\"node_count_a\":" + to_string(d.node_count_a) + ",\"node_count_b\":" +
+        to_string(d.node_count_b) + ",\"matched\":" + to_string(d.matched) + ",\"nodes\":[");
+  for (size_t k = 0; k < d.nodes.size(); ++k) {
+    const NodeDiff& n = d.nodes[k];
+    o.Raw(k ? ",{" : "{");
+    WriteSide(o, n.a, "_a");
+    o.Char(',');
+    WriteSide(o, n.b, "_b");
+    o.Raw(",\"delta_us\":" + JsonUs(n.delta_us) +
+          ",\"delta_fraction\":" + JsonFraction(n.delta_fraction) + "}");
   }
-  return out;
+  o.Raw("]}");
+  return o.str();
+}
+
+}  // namespace
+
+std::string DiffBegin(NodesFormat format, const std::string& path_a, const std::string& path_b) {
+  if (format == NodesFormat::kCsv) {
+    return "graph_match,graph_id_a,node_id_a,graph_id_b,node_id_b,name_a,name_b,replays_a,"
+           "replays_b,mean_a_us,mean_b_us,delta_us,delta_fraction\r\n";
+  }
+  if (format == NodesFormat::kJson) {
+    StringJsonOutput o;
+    o.StringField("{\"trace_a\":", path_a);
+    o.StringField(",\"trace_b\":", path_b);
+    o.Raw(",\"graphs\":[");
+    return o.str();
+  }
+  return "A: " + analysis::TerminalText(path_a) + "\nB: " + analysis::TerminalText(path_b) + "\n";
+}
+
+std::string DiffGraph(NodesFormat format, const GraphDiff& graph, bool first, size_t width) {
+  if (format == NodesFormat::kCsv) return DiffCsvGraph(graph);
+  if (format == NodesFormat::kJson) return DiffJsonGraph(graph, first);
+  return DiffTextGraph(graph, width);
+}
+
+namespace {
+
+std::string WholeDiff(NodesFormat format, const std::string& path_a, const std::string& path_b,
+                      const std::vector<GraphDiff>& graphs, size_t width) {
+  std::string out = DiffBegin(format, path_a, path_b);
+  for (size_t i = 0; i < graphs.size(); ++i) out += DiffGraph(format, graphs[i], i == 0, width);
+  return out + NodesEnd(format);
+}
+
+}  // namespace
+
+std::string DiffText(const std::string& path_a, const std::string& path_b,
+                     const std::vector<GraphDiff>& graphs, size_t width) {
+  return WholeDiff(NodesFormat::kText, path_a, path_b, graphs, width);
+}
+
+std::string DiffCsv(const std::vector<GraphDiff>& graphs) {
+  return WholeDiff(NodesFormat::kCsv, "", "", graphs, 0);
 }
 
 std::string DiffJson(const std::string& path_a, const std::string& path_b,
                      const std::vector<GraphDiff>& graphs) {
-  StringJsonOutput o;
-  o.StringField("{\"trace_a\":", path_a);
-  o.StringField(",\"trace_b\":", path_b);
-  o.Raw(",\"graphs\":[");
-  for (size_t i = 0; i < graphs.size(); ++i) {
-    const GraphDiff& d = graphs[i];
-    o.Raw(i ? ",{\"match\":" : "{\"match\":");
-    o.String(GraphMatchName(d.match));
-    o.Raw(",\"graph_id_a\":" + OptionalUint(d.graph_a, "null") +
-          ",\"graph_id_b\":" + OptionalUint(d.graph_b, "null"));
-    o.Raw(",\"replays_a\":" + to_string(d.replays_a) + ",\"replays_b\":" + to_string(d.replays_b));
-    o.Raw(",\"gpu_per_replay_p50_us_a\":" + JsonUs(d.gpu_p50_a_us) +
-          ",\"gpu_per_replay_p50_us_b\":" + JsonUs(d.gpu_p50_b_us));
-    o.Raw(",\"node_count_a\":" + to_string(d.node_count_a) + ",\"node_count_b\":" +
-          to_string(d.node_count_b) + ",\"matched\":" + to_string(d.matched) + ",\"nodes\":[");
-    for (size_t k = 0; k < d.nodes.size(); ++k) {
-      const NodeDiff& n = d.nodes[k];
-      o.Raw(k ? ",{" : "{");
-      WriteSide(o, n.a, "_a");
-      o.Char(',');
-      WriteSide(o, n.b, "_b");
-      o.Raw(",\"delta_us\":" + JsonUs(n.delta_us) +
-            ",\"delta_fraction\":" + JsonFraction(n.delta_fraction) + "}");
-    }
-    o.Raw("]}");
-  }
-  o.Raw("]}\n");
-  return o.str();
+  return WholeDiff(NodesFormat::kJson, path_a, path_b, graphs, 0);
 }
 
 }  // namespace nodescope::cli

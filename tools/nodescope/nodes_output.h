@@ -35,6 +35,11 @@ std::string NodesCsv(const std::vector<analysis::GraphStats>& graphs);
 std::string NodesJson(const std::string& path, const std::vector<analysis::GraphStats>& graphs,
                       const LeftOut& left_out = {});
 
+// --diff's output in pieces, as NodesBegin/NodesGraph/NodesEnd (NodesEnd closes it too).
+std::string DiffBegin(NodesFormat format, const std::string& path_a, const std::string& path_b);
+std::string DiffGraph(NodesFormat format, const analysis::GraphDiff& graph, bool first,
+                      size_t width);
+
 std::string DiffText(const std::string& path_a, const std::string& path_b,
                      const std::vector<analysis::GraphDiff>& graphs, size_t width);
 std::string DiffCsv(const std::vector<analysis::GraphDiff>& graphs);
