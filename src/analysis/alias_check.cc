@@ -2,7 +2,6 @@
 #include "analysis/alias_check.h"
 
 #include <algorithm>
-#include <unordered_set>
 
 namespace nodescope::analysis {
 namespace {
@@ -33,8 +32,20 @@ GpuEventKind ClassifyCategory(std::string_view cat) {
 
 std::string AliasReport::verdict() const {
   if (clean()) return "clean";
-  if (aliased.empty()) return "inconsistent";
-  return inconsistent() ? "aliased, inconsistent" : "aliased";
+  std::string out;
+  auto add = [&out](const char* finding) {
+    out += (out.empty() ? "" : ", ") + std::string(finding);
+  };
+  if (!aliased.empty()) add("aliased");
+  if (inconsistent()) add("inconsistent");
+  if (!complete()) add("incomplete");
+  return out;
+}
+
+AliasChecker::AliasChecker(const AliasCheckOptions& options)
+    : options_(options), names_(std::make_shared<NamePool>(options.max_name_bytes)) {
+  counts_.max_keys = options.max_keys;
+  counts_.max_name_bytes = options.max_name_bytes;
 }
 
 void AliasChecker::Add(const TraceEvent& event) {
@@ -62,67 +73,116 @@ void AliasChecker::Add(const TraceEvent& event) {
     return;
   }
   ++counts_.with_both_keys;
-  KeyEntry& entry = keys_[GraphKey{*event.graph_id, *event.graph_node_id}];
-  if (entry.count == 0) {
-    entry.name = names_.Intern(event.name);
-    entry.count = 1;
+  const GraphKey key{*event.graph_id, *event.graph_node_id};
+  uint32_t index = index_.Find(key);
+  if (index == FlatIndexMap<GraphKey, KeyHash>::kAbsent) {
+    std::optional<uint32_t> name;
+    if (keys_.size() < options_.max_keys) name = names_->Intern(event.name);
+    if (!name.has_value()) {
+      ++counts_.unchecked_events;
+      return;
+    }
+    index_.FindOrInsert(key, static_cast<uint32_t>(keys_.size()));
+    keys_.push_back(KeyEntry{key, *name, kNoOthers, 1});
     return;
   }
+  KeyEntry& entry = keys_[index];
   // The common case compares the name without hashing it.
-  if (names_.Get(entry.name) == event.name) {
+  if (names_->Get(entry.name) == event.name) {
     ++entry.count;
     return;
   }
-  StringId id = names_.Intern(event.name);
-  for (auto& [other, count] : entry.other_names) {
-    if (other == id) {
-      ++count;
+  if (entry.others == kNoOthers) {
+    entry.others = static_cast<uint32_t>(other_names_.size());
+    other_names_.emplace_back();
+  }
+  OtherNames& others = other_names_[entry.others];
+  // A full list only counts the names it has: looking a name up then stores nothing.
+  const bool room = others.names.size() + 1 < AliasCheckOptions::kNamesPerKey;
+  std::optional<uint32_t> id = room ? names_->Intern(event.name) : names_->Find(event.name);
+  if (id.has_value()) {
+    for (auto& [other, count] : others.names) {
+      if (other == *id) {
+        ++count;
+        return;
+      }
+    }
+    if (others.names.size() + 1 < AliasCheckOptions::kNamesPerKey) {
+      others.names.emplace_back(*id, 1);
       return;
     }
   }
-  entry.other_names.emplace_back(id, 1);
+  ++others.untracked_events;
 }
 
-AliasReport AliasChecker::Finish(const TraceMetadata& metadata) const {
+AliasReport AliasChecker::Finish(const TraceMetadata& metadata) {
   AliasReport report = counts_;
   report.has_nodescope_metadata = metadata.has_nodescope;
   report.withheld = metadata.withheld;
   report.dropped_total = metadata.dropped_total;
   report.keys = keys_.size();
+  report.names = names_;
+  index_ = {};  // not needed any more: its memory goes to what follows
 
-  std::unordered_set<uint64_t> graphs;
-  std::unordered_map<uint64_t, uint64_t> per_node;
-  for (const auto& [key, entry] : keys_) {
+  // Distinct graph ids, and events per distinct node id, by sorting (no hash map per id).
+  std::vector<uint64_t> ids;
+  ids.reserve(keys_.size());
+  for (const KeyEntry& entry : keys_) ids.push_back(entry.key.graph_id);
+  std::sort(ids.begin(), ids.end());
+  report.graph_ids = static_cast<uint64_t>(std::unique(ids.begin(), ids.end()) - ids.begin());
+  ids = {};
+  std::vector<std::pair<uint64_t, uint64_t>> per_key;  // (node id, events)
+  per_key.reserve(keys_.size());
+  size_t mismatched = 0;
+  for (const KeyEntry& entry : keys_) {
+    const OtherNames* others = entry.others == kNoOthers ? nullptr : &other_names_[entry.others];
     uint64_t events = entry.count;
-    for (const auto& other : entry.other_names) events += other.second;
-    graphs.insert(key.graph_id);
-    per_node[key.node_id] += events;
-
+    if (others != nullptr) {
+      for (const auto& other : others->names) events += other.second;
+      events += others->untracked_events;
+    }
+    per_key.emplace_back(entry.key.node_id, events);
+    if ((entry.key.node_id >> 32) != entry.key.graph_id) ++mismatched;
+  }
+  report.mismatched.reserve(mismatched);
+  report.aliased.reserve(other_names_.size());
+  for (size_t k = 0; k < keys_.size(); ++k) {
+    const KeyEntry& entry = keys_[k];
+    const GraphKey& key = entry.key;
+    const OtherNames* others = entry.others == kNoOthers ? nullptr : &other_names_[entry.others];
+    const bool is_mismatched = (key.node_id >> 32) != key.graph_id;
+    if (others == nullptr && !is_mismatched) continue;
     std::vector<NameCount> names;
-    if (!entry.other_names.empty() || (key.node_id >> 32) != key.graph_id) {
-      names.push_back({std::string(names_.Get(entry.name)), entry.count});
-      for (const auto& [id, count] : entry.other_names) {
-        names.push_back({std::string(names_.Get(id)), count});
-      }
-      std::sort(names.begin(), names.end(), [](const NameCount& a, const NameCount& b) {
-        return a.count != b.count ? a.count > b.count : a.name < b.name;
-      });
+    names.push_back({names_->Get(entry.name), entry.count});
+    if (others != nullptr) {
+      for (const auto& [id, count] : others->names) names.push_back({names_->Get(id), count});
     }
-    if ((key.node_id >> 32) != key.graph_id) {
-      report.mismatched.push_back({key, events, names.front().name});
+    std::sort(names.begin(), names.end(), [](const NameCount& a, const NameCount& b) {
+      return a.count != b.count ? a.count > b.count : a.name < b.name;
+    });
+    if (is_mismatched) report.mismatched.push_back({key, per_key[k].second, names.front().name});
+    if (others != nullptr) {
+      report.aliased.push_back({key, std::move(names), others->untracked_events});
     }
-    if (!entry.other_names.empty()) report.aliased.push_back({key, std::move(names)});
   }
   auto by_key = [](const auto& a, const auto& b) { return a.key < b.key; };
   std::sort(report.aliased.begin(), report.aliased.end(), by_key);
   std::sort(report.mismatched.begin(), report.mismatched.end(), by_key);
 
-  report.graph_ids = graphs.size();
-  report.node_ids = per_node.size();
-  if (!per_node.empty()) {
-    std::vector<uint64_t> counts;
-    counts.reserve(per_node.size());
-    for (const auto& [node, count] : per_node) counts.push_back(count);
+  // Events per distinct node id: the keys' counts summed over equal node ids.
+  std::sort(per_key.begin(), per_key.end());
+  std::vector<uint64_t> counts;
+  for (size_t i = 0; i < per_key.size();) {
+    uint64_t sum = 0;
+    size_t j = i;
+    for (; j < per_key.size() && per_key[j].first == per_key[i].first; ++j)
+      sum += per_key[j].second;
+    counts.push_back(sum);
+    i = j;
+  }
+  per_key = {};
+  report.node_ids = counts.size();
+  if (!counts.empty()) {
     std::sort(counts.begin(), counts.end());
     size_t n = counts.size();
     report.min_per_node = counts.front();

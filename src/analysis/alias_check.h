@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -9,8 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/name_pool.h"
 #include "analysis/trace_reader.h"
-#include "base/string_table.h"
+#include "base/flat_index_map.h"
 
 namespace nodescope::analysis {
 
@@ -29,21 +31,23 @@ struct GraphKey {
 };
 
 struct NameCount {
-  std::string name;
+  std::string_view name;  // held by AliasReport::names
   uint64_t count = 0;
 };
 
 // A key seen on events of more than one name: names by count, most frequent first.
 struct AliasedKey {
   GraphKey key;
-  std::vector<NameCount> names;
+  std::vector<NameCount> names;  // at most AliasCheckOptions::kNamesPerKey
+  // Events of the key whose name was not among the first kNamesPerKey names seen on it.
+  uint64_t other_name_events = 0;
 };
 
 // A key whose node id does not carry its graph id in its upper 32 bits.
 struct MismatchedKey {
   GraphKey key;
   uint64_t events = 0;
-  std::string name;  // the most frequent name on the key
+  std::string_view name;  // the most frequent name on the key; held by AliasReport::names
 };
 
 // An event with "graph id" but no "graph node id", or the other way round.
@@ -78,11 +82,36 @@ struct AliasReport {
   bool has_nodescope_metadata = false;
   std::vector<std::pair<std::string, uint64_t>> withheld;  // reason -> count
   std::optional<uint64_t> dropped_total;
+  // Events with both keys that were not checked: their key was new after max_keys keys (or
+  // max_name_bytes of names) were held. The figures above then cover the checked keys only.
+  uint64_t unchecked_events = 0;
+  uint64_t max_keys = 0;  // the limits in force
+  uint64_t max_name_bytes = 0;
+  // Owns the text of every name in `aliased` and `mismatched`.
+  std::shared_ptr<const NamePool> names;
 
   bool inconsistent() const { return !mismatched.empty() || one_key_only > 0; }
-  bool clean() const { return aliased.empty() && !inconsistent(); }
-  // "clean", "aliased", "inconsistent" or "aliased, inconsistent".
+  // Every keyed event was checked: the verdict is a proof, not a sample.
+  bool complete() const { return unchecked_events == 0; }
+  bool clean() const { return aliased.empty() && !inconsistent() && complete(); }
+  // "clean", or the findings joined by ", ": "aliased", "inconsistent", "incomplete".
   std::string verdict() const;
+};
+
+// Memory bounds of the check, independent of the trace's size.
+struct AliasCheckOptions {
+  // Distinct (graph id, graph node id) keys held: a 32-byte entry and a 24-byte index slot
+  // (at most half the slots used) each, so at most about 160 MiB at the default 2^21.
+  static constexpr size_t kDefaultMaxKeys = size_t{1} << 21;
+  // Bytes of distinct event names held (one copy of each name, shared by its keys), counting
+  // NamePool::kPerNameBytes for each name besides its text.
+  static constexpr size_t kDefaultMaxNameBytes = size_t{128} << 20;
+  // Distinct names counted per key; events of further names on an aliased key are counted
+  // together (AliasedKey::other_name_events).
+  static constexpr size_t kNamesPerKey = 8;
+
+  size_t max_keys = kDefaultMaxKeys;
+  size_t max_name_bytes = kDefaultMaxNameBytes;
 };
 
 // Feed every event of a trace to Add(), then call Finish() once.
@@ -90,23 +119,37 @@ class AliasChecker {
  public:
   static constexpr size_t kOneKeyExamples = 10;
 
+  explicit AliasChecker(const AliasCheckOptions& options = {});
+
   void Add(const TraceEvent& event);
-  AliasReport Finish(const TraceMetadata& metadata) const;
+  // Releases the key index first, so the report's memory takes its place.
+  AliasReport Finish(const TraceMetadata& metadata);
 
  private:
   struct KeyHash {
-    size_t operator()(const GraphKey& k) const {
-      return std::hash<uint64_t>()(k.node_id * 0x9E3779B97F4A7C15ull ^ k.graph_id);
+    uint64_t operator()(const GraphKey& k) const {
+      return MixBits(k.node_id ^ MixBits(k.graph_id));
     }
   };
+  // 32 bytes per key: the common key has one name and no further allocation.
   struct KeyEntry {
-    StringId name = kNoString;  // the first name seen: almost every key has only this one
-    uint64_t count = 0;
-    std::vector<std::pair<StringId, uint64_t>> other_names;
+    GraphKey key;
+    uint32_t name = 0;            // the first name seen: almost every key has only this one
+    uint32_t others = kNoOthers;  // index into other_names_ once a second name is seen
+    uint64_t count = 0;           // events with `name`
+  };
+  static constexpr uint32_t kNoOthers = UINT32_MAX;
+  struct OtherNames {
+    std::vector<std::pair<uint32_t, uint64_t>> names;  // at most kNamesPerKey - 1
+    uint64_t untracked_events = 0;
   };
 
-  StringTable names_;
-  std::unordered_map<GraphKey, KeyEntry, KeyHash> keys_;
+  // Interns `name` unless that would pass max_name_bytes; nullopt then.
+  AliasCheckOptions options_;
+  std::shared_ptr<NamePool> names_;
+  FlatIndexMap<GraphKey, KeyHash> index_;  // key -> keys_[i]
+  std::vector<KeyEntry> keys_;
+  std::vector<OtherNames> other_names_;
   AliasReport counts_;  // the counters filled while events arrive
 };
 

@@ -8,8 +8,8 @@
 namespace nodescope::analysis {
 namespace {
 
-StatusOr<AliasReport> Check(std::string_view json) {
-  AliasChecker checker;
+StatusOr<AliasReport> Check(std::string_view json, const AliasCheckOptions& options = {}) {
+  AliasChecker checker(options);
   ASSIGN_OR_RETURN(TraceMetadata meta, ReadTraceText("trace.json", json, [&](const TraceEvent& e) {
                      checker.Add(e);
                      return OkStatus();
@@ -214,6 +214,71 @@ TEST(AliasCheck, BadInputIsAnErrorNotAReport) {
   EXPECT_EQ(Check(R"({"traceEvents":[{"args":{"graph id":"1"}}]})").status().code(),
             StatusCode::kDataLoss);
   EXPECT_EQ(Check(R"({"traceEvents":[)").status().code(), StatusCode::kDataLoss);
+}
+
+// Memory bounds (issue 9): keys past max_keys are counted, not held, and the verdict says the
+// check is incomplete; small limits stand in for the millions of keys of a real trace.
+TEST(AliasCheckLimits, KeysPastTheLimitAreCountedAndMakeItIncomplete) {
+  std::vector<std::string> events;
+  for (int replay = 0; replay < 3; ++replay) {
+    for (uint64_t node = 0; node < 5; ++node) events.push_back(Kernel("k", 4, node));
+  }
+  events.push_back(Kernel("other", 4, 1));  // key 1 aliased: held, so found
+  AliasCheckOptions options;
+  options.max_keys = 2;
+  auto r = Check(Trace(events), options);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->keys, 2u);
+  EXPECT_EQ(r->max_keys, 2u);
+  EXPECT_EQ(r->with_both_keys, 16u);
+  EXPECT_EQ(r->unchecked_events, 9u);  // keys 2, 3, 4: three replays each
+  EXPECT_FALSE(r->complete());
+  EXPECT_FALSE(r->clean());
+  ASSERT_EQ(r->aliased.size(), 1u);
+  EXPECT_EQ(r->verdict(), "aliased, incomplete");
+
+  events.pop_back();
+  r = Check(Trace(events), options);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->verdict(), "incomplete");
+  EXPECT_FALSE(r->clean());
+  // Within the limit: complete, clean, as before.
+  options.max_keys = 5;
+  r = Check(Trace(events), options);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->unchecked_events, 0u);
+  EXPECT_EQ(r->verdict(), "clean");
+}
+
+TEST(AliasCheckLimits, NamesPerKeyAreBounded) {
+  std::vector<std::string> events;
+  for (int name = 0; name < 12; ++name) {
+    events.push_back(Kernel("name" + std::to_string(name), 4, 0));
+    if (name < 2) events.push_back(Kernel("name" + std::to_string(name), 4, 0));
+  }
+  events.push_back(Kernel("name11", 4, 0));  // a name past the list: counted with the others
+  auto r = Check(Trace(events));
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->aliased.size(), 1u);
+  const AliasedKey& a = r->aliased[0];
+  EXPECT_EQ(a.names.size(), AliasCheckOptions::kNamesPerKey);
+  EXPECT_EQ(a.names[0].name, "name0");
+  EXPECT_EQ(a.names[0].count, 2u);
+  EXPECT_EQ(a.other_name_events, 5u);  // name8..name11, name11 twice
+  EXPECT_TRUE(r->complete());          // every event of the key was checked
+  EXPECT_EQ(r->verdict(), "aliased");
+}
+
+TEST(AliasCheckLimits, NameBytesAreBounded) {
+  AliasCheckOptions options;
+  options.max_name_bytes = 10 + NamePool::kPerNameBytes;  // "short" fits, nothing more
+  auto r = Check(Trace({Kernel("short", 4, 0), Kernel("a_much_longer_name", 4, 1),
+                        Kernel("short", 4, 2), Kernel("short", 4, 0)}),
+                 options);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->keys, 2u);  // keys 0 and 2 share the one name held
+  EXPECT_EQ(r->unchecked_events, 1u);
+  EXPECT_EQ(r->verdict(), "incomplete");
 }
 
 }  // namespace

@@ -32,14 +32,25 @@ NodeStats ComputeNode(const NodeSeries& s) {
   durations.reserve(s.occurrences.size());
   for (const NodeOccurrence& o : s.occurrences) durations.push_back(o.dur_us);
   const size_t count = durations.size();
-  n.replays = count;
-  if (count == 0) return n;
-
-  for (double d : durations) n.total_us += d;
-  n.mean_us = n.total_us / AsDouble(count);
-  double squares = 0;
-  for (double d : durations) squares += (d - n.mean_us) * (d - n.mean_us);
-  n.stddev_us = std::sqrt(squares / AsDouble(count));
+  n.replays = s.sampled() ? s.count() : count;
+  n.samples = count;
+  n.min_us = s.durations.min;
+  if (s.sampled()) {
+    // Exact over every occurrence, from the streaming figures.
+    n.total_us = s.durations.sum;
+    n.mean_us = n.total_us / AsDouble(s.count());
+    n.stddev_us = s.durations.PopulationStddev();
+    n.max_us = s.durations.max;
+    n.p50_us = n.p95_us = n.p99_us = kNaN;
+    if (count == 0) return n;
+  } else {
+    if (count == 0) return n;
+    for (double d : durations) n.total_us += d;
+    n.mean_us = n.total_us / AsDouble(count);
+    double squares = 0;
+    for (double d : durations) squares += (d - n.mean_us) * (d - n.mean_us);
+    n.stddev_us = std::sqrt(squares / AsDouble(count));
+  }
   if (count >= 10) {
     // Occurrences are sorted by start, so these are the first and the last replays in time.
     const size_t k = (count + 9) / 10;
@@ -51,7 +62,7 @@ NodeStats ComputeNode(const NodeSeries& s) {
   n.p50_us = NearestRankPercentile(durations, 50);
   n.p95_us = NearestRankPercentile(durations, 95);
   n.p99_us = NearestRankPercentile(durations, 99);
-  n.max_us = durations.back();
+  if (!s.sampled()) n.max_us = durations.back();
   return n;
 }
 
@@ -119,12 +130,16 @@ bool ByTotalDescending(const NodeStats& x, const NodeStats& y) {
   return x.total_us != y.total_us ? x.total_us > y.total_us : x.node_id < y.node_id;
 }
 
-GraphStats ComputeGraph(const std::vector<NodeSeries>& nodes, size_t begin, size_t end) {
+GraphStats ComputeGraph(const GraphNodes& trace, size_t begin, size_t end) {
+  const std::vector<NodeSeries>& nodes = trace.nodes;
   GraphStats g;
+  g.strings = trace.strings;
   g.graph_id = nodes[begin].graph_id;
   g.node_count = end - begin;
   for (size_t i = begin; i < end; ++i) {
     if ((nodes[i].node_id >> 32) != g.graph_id) ++g.mismatched_nodes;
+    g.sampled = g.sampled || nodes[i].sampled();
+    g.sample_level = std::max<unsigned>(g.sample_level, nodes[i].sample_level);
   }
   g.nodes.reserve(end - begin);
   for (size_t i = begin; i < end; ++i) {
@@ -134,6 +149,13 @@ GraphStats ComputeGraph(const std::vector<NodeSeries>& nodes, size_t begin, size
   for (NodeStats& n : g.nodes) n.share = g.gpu_total_us > 0 ? n.total_us / g.gpu_total_us : kNaN;
   std::sort(g.nodes.begin(), g.nodes.end(), ByTotalDescending);
   ComputeReplays(nodes, begin, end, g);
+  g.replays_held = g.replays;
+  if (g.sampled) {
+    g.replays =
+        g.sample_level >= 64
+            ? UINT64_MAX
+            : static_cast<uint64_t>(std::ldexp(static_cast<double>(g.replays), g.sample_level));
+  }
   return g;
 }
 
@@ -202,6 +224,8 @@ GraphDiff DiffPair(const GraphStats* a, const Sequence* seq_a, const GraphStats*
                    const Sequence* seq_b, GraphMatch match, size_t top) {
   GraphDiff d;
   d.match = match;
+  if (a != nullptr) d.strings_a = a->strings;
+  if (b != nullptr) d.strings_b = b->strings;
   if (a != nullptr) {
     d.graph_a = a->graph_id;
     d.replays_a = a->replays;
@@ -266,20 +290,27 @@ const char* GraphMatchName(GraphMatch match) {
   return "?";
 }
 
-std::vector<GraphStats> ComputeNodeStats(const GraphNodes& trace, const NodeStatsOptions& options) {
-  std::vector<GraphStats> out;
+void ForEachGraphStats(const GraphNodes& trace, const NodeStatsOptions& options,
+                       const std::function<bool(GraphStats&&)>& visit) {
   const std::vector<NodeSeries>& nodes = trace.nodes;  // sorted by (graph id, node id)
   for (size_t begin = 0; begin < nodes.size();) {
     size_t end = begin;
     while (end < nodes.size() && nodes[end].graph_id == nodes[begin].graph_id) ++end;
     if (!options.graph_id || *options.graph_id == nodes[begin].graph_id) {
-      out.push_back(ComputeGraph(nodes, begin, end));
-      if (options.top > 0 && out.back().nodes.size() > options.top) {
-        out.back().nodes.resize(options.top);
-      }
+      GraphStats g = ComputeGraph(trace, begin, end);
+      if (options.top > 0 && g.nodes.size() > options.top) g.nodes.resize(options.top);
+      if (!visit(std::move(g))) return;
     }
     begin = end;
   }
+}
+
+std::vector<GraphStats> ComputeNodeStats(const GraphNodes& trace, const NodeStatsOptions& options) {
+  std::vector<GraphStats> out;
+  ForEachGraphStats(trace, options, [&out](GraphStats&& g) {
+    out.push_back(std::move(g));
+    return true;
+  });
   return out;
 }
 

@@ -4,8 +4,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/node_series.h"
@@ -18,19 +21,24 @@ namespace nodescope::analysis {
 double NearestRankPercentile(const std::vector<double>& sorted, unsigned percent);
 
 // Durations are microseconds. A node's "replays" are its occurrences.
+// Figures are exact over every occurrence, except where the graph's occurrences were sampled
+// (GraphNodes' limits): then p50/p95/p99 and drift come from the `samples` occurrences held
+// (a uniform sample of the replays), while replays, total, mean, min, max and stddev stay exact.
 struct NodeStats {
   uint64_t graph_id = 0;
   uint64_t node_id = 0;
-  std::string name;
-  std::string cat;
-  std::string scope;
+  std::string_view name;  // held by the GraphNodes the figures come from
+  std::string_view cat;
+  std::string_view scope;
   uint64_t replays = 0;
+  uint64_t samples = 0;  // occurrences the percentiles and drift come from; == replays if exact
   double total_us = 0;
   double mean_us = 0;
   double p50_us = 0;  // nearest rank, as NearestRankPercentile
   double p95_us = 0;
   double p99_us = 0;
   double max_us = 0;
+  double min_us = 0;
   double stddev_us = 0;  // population standard deviation
   // Mean of the last ceil(10 %) occurrences by start over the mean of the first ceil(10 %), minus
   // one (0.25: a quarter slower at the end). NaN below 10 occurrences or when the first mean is 0.
@@ -41,8 +49,15 @@ struct NodeStats {
 struct GraphStats {
   uint64_t graph_id = 0;
   // Distinct correlation ids among the occurrences of the graph's nodes: every node of one replay
-  // carries the launch's correlation id (events without one count as one replay together).
+  // carries the launch's correlation id (events without one count as one replay together). When
+  // `sampled`: the replays held times 2^sample_level, an estimate.
   uint64_t replays = 0;
+  // Whether occurrences of the graph were left out to stay within the limits; then `replays`
+  // and every per-replay figure below are estimated from the `replays_held` replays held, one
+  // in 2^sample_level, and so are the nodes' percentiles and drift.
+  bool sampled = false;
+  unsigned sample_level = 0;
+  uint64_t replays_held = 0;
   size_t node_count = 0;        // nodes of the graph, also when `nodes` is cut by --top
   size_t mismatched_nodes = 0;  // of which the node id >> 32 is not the graph id
   double gpu_total_us = 0;      // sum of every node's total
@@ -60,7 +75,8 @@ struct GraphStats {
   // NaN when the median is 0.
   double first_replay_gpu_us = 0;
   double first_replay_outlier = 0;
-  std::vector<NodeStats> nodes;  // by total_us descending, ties by node id
+  std::vector<NodeStats> nodes;             // by total_us descending, ties by node id
+  std::shared_ptr<const NamePool> strings;  // holds the nodes' names
 };
 
 struct NodeStatsOptions {
@@ -71,6 +87,10 @@ struct NodeStatsOptions {
 // Graphs by graph id ascending.
 std::vector<GraphStats> ComputeNodeStats(const GraphNodes& trace,
                                          const NodeStatsOptions& options = {});
+// The same one graph at a time, for output written as it is computed; stops when `visit`
+// returns false.
+void ForEachGraphStats(const GraphNodes& trace, const NodeStatsOptions& options,
+                       const std::function<bool(GraphStats&&)>& visit);
 
 // Comparing two traces ("A" before, "B" after).
 //
@@ -91,7 +111,7 @@ const char* GraphMatchName(GraphMatch match);  // "same_id", "same_nodes", ...
 struct NodeSide {
   uint64_t graph_id = 0;
   uint64_t node_id = 0;
-  std::string name;
+  std::string_view name;
   uint64_t replays = 0;
   double mean_us = 0;
   double total_us = 0;
@@ -117,7 +137,8 @@ struct GraphDiff {
   // Matched nodes by |delta_us| descending (ties by A's node id), then nodes only in A, then only
   // in B (each by total descending). --top applies to each of the three groups.
   std::vector<NodeDiff> nodes;
-  size_t matched = 0;  // nodes matched, also when cut by --top
+  size_t matched = 0;                                    // nodes matched, also when cut by --top
+  std::shared_ptr<const NamePool> strings_a, strings_b;  // hold the nodes' names
 };
 
 // `a` and `b` must hold every node (ComputeNodeStats without --top). Pairs are ordered by A's

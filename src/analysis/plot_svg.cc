@@ -27,6 +27,19 @@ std::string PanelTitle(const Panel& panel, const std::string& detail) {
     replays = std::to_string(panel.min_replays) + "\xE2\x80\x93" + replays;  // en dash
   }
   replays += panel.replays == 1 ? " replay" : " replays";
+  // Past the occurrences held (NodeSeriesOptions::max_samples), a graph keeps a uniform sample
+  // of its replays: say so, and that the x axis counts the replays drawn.
+  unsigned level = 0;
+  bool sampled = false;
+  for (const NodeSeries* node : panel.nodes) {
+    sampled = sampled || node->sampled();
+    level = std::max<unsigned>(level, node->sample_level);
+  }
+  if (sampled) {
+    replays += " drawn: a sample, 1 in " +
+               (level >= 64 ? "2^" + std::to_string(level) : std::to_string(uint64_t{1} << level)) +
+               " replays (memory limit)";
+  }
   return "<text class=\"pt\" x=\"24\" y=\"" + Fixed(panel.top + 22, 1) + "\">Graph " +
          std::to_string(panel.graph_id) + " <tspan class=\"pd\">\xC2\xB7 " + nodes + " \xC2\xB7 " +
          replays + XmlEscaped(detail) + "</tspan></text>\n";
@@ -123,7 +136,10 @@ StatusOr<uint64_t> ResolveNode(const GraphNodes& trace, uint64_t id,
                        (graph_id ? "graph " + std::to_string(*graph_id) : "the trace"));
 }
 
-StatusOr<std::vector<Panel>> SelectPanels(const GraphNodes& trace, const PlotOptions& options) {
+// Panels to draw; `*left_out` is set to the graphs not drawn for options.max_nodes.
+StatusOr<std::vector<Panel>> SelectPanels(const GraphNodes& trace, const PlotOptions& options,
+                                          size_t* left_out) {
+  *left_out = 0;
   if (trace.nodes.empty()) {
     return FailedPreconditionError(
         "no GPU event carries both graph keys (\"graph id\" and \"graph node id\"), so there is "
@@ -143,8 +159,13 @@ StatusOr<std::vector<Panel>> SelectPanels(const GraphNodes& trace, const PlotOpt
     wanted.push_back(node_id);
   }
   std::vector<Panel> panels;
+  size_t drawn = 0;
   for (const auto& [graph, nodes] : by_graph) {
     if (options.graph_id && graph != *options.graph_id) continue;
+    if (drawn >= options.max_nodes) {
+      ++*left_out;
+      continue;
+    }
     Panel panel;
     panel.graph_id = graph;
     panel.graph_nodes = nodes.size();
@@ -155,6 +176,9 @@ StatusOr<std::vector<Panel>> SelectPanels(const GraphNodes& trace, const PlotOpt
       }
     }
     if (panel.nodes.empty()) continue;
+    if (panel.nodes.size() > options.max_nodes - drawn)
+      panel.nodes.resize(options.max_nodes - drawn);
+    drawn += panel.nodes.size();
     panel.min_replays = panel.nodes[0]->occurrences.size();
     for (const NodeSeries* node : panel.nodes) {
       panel.replays = std::max(panel.replays, node->occurrences.size());
@@ -185,7 +209,8 @@ constexpr std::string_view kStyle =
 // The <svg> element with everything in it; `xml_declaration` for a standalone .svg file.
 StatusOr<std::string> Document(const GraphNodes& trace, const PlotOptions& options,
                                bool xml_declaration) {
-  ASSIGN_OR_RETURN(std::vector<Panel> panels, SelectPanels(trace, options));
+  size_t graphs_left_out = 0;
+  ASSIGN_OR_RETURN(std::vector<Panel> panels, SelectPanels(trace, options, &graphs_left_out));
   double width = std::max(options.width, 480);
   std::string body;
   double y = 34;
@@ -210,7 +235,13 @@ StatusOr<std::string> Document(const GraphNodes& trace, const PlotOptions& optio
   }
   out += "</linearGradient></defs>\n<rect width=\"" + w + "\" height=\"" + h +
          "\" fill=\"#ffffff\"/>\n<text class=\"h\" x=\"24\" y=\"26\">Graph node durations "
-         "across replays</text>\n";
+         "across replays";
+  if (graphs_left_out > 0) {
+    out += " <tspan class=\"note\">(" + std::to_string(graphs_left_out) +
+           " more graphs not drawn: at most " + std::to_string(options.max_nodes) +
+           " nodes per picture; choose with --graph)</tspan>";
+  }
+  out += "</text>\n";
   if (!options.source.empty()) {
     out += "<text class=\"src\" x=\"" + Fixed(width - 24, 0) + "\" y=\"26\" text-anchor=\"end\">" +
            XmlEscaped(options.source) + "</text>\n";

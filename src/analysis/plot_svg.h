@@ -21,8 +21,12 @@ struct PlotOptions {
   std::vector<uint64_t> node_ids;
   bool heatmap = false;   // a heat map even for a few nodes
   size_t max_lines = 12;  // a graph with more nodes than this is drawn as a heat map
-  std::string source;     // named in the header, e.g. the trace's file name
-  int width = 960;        // pixels; the height follows from the content
+  // Nodes drawn in one picture, all panels together, so that its size does not grow with the
+  // trace: a panel past it keeps its first nodes (its title says "N of M nodes"), and graphs
+  // after it are left out, as the picture's title says.
+  size_t max_nodes = 1024;
+  std::string source;  // named in the header, e.g. the trace's file name
+  int width = 960;     // pixels; the height follows from the content
 };
 
 // A standalone SVG document (UTF-8, with an XML declaration). Errors: FAILED_PRECONDITION when

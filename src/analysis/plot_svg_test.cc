@@ -511,5 +511,40 @@ TEST(PlotSvg, PythonMinidomParsesIt) {
   }
 }
 
+// Memory bounds (issue 9): a picture draws at most max_nodes nodes, and says what it left out.
+TEST(PlotSvg, AtMostMaxNodesPerPictureAndSaysSo) {
+  std::vector<std::string> events;
+  for (int replay = 0; replay < 3; ++replay) {
+    for (uint64_t graph = 1; graph <= 3; ++graph) {
+      for (uint64_t node = 0; node < 2; ++node)
+        events.push_back(Event("k", graph, node, replay, 1));
+    }
+  }
+  GraphNodes nodes = Collect(events);
+  PlotOptions options;
+  options.max_nodes = 3;
+  const std::string svg = Render(nodes, options);
+  EXPECT_NE(svg.find("Graph 1 <tspan class=\"pd\">\xC2\xB7 2 nodes"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("Graph 2 <tspan class=\"pd\">\xC2\xB7 1 of 2 nodes"), std::string::npos);
+  EXPECT_EQ(svg.find("Graph 3 <tspan"), std::string::npos);
+  EXPECT_NE(svg.find("(1 more graphs not drawn: at most 3 nodes per picture; choose with "
+                     "--graph)"),
+            std::string::npos);
+  EXPECT_EQ(Render(nodes).find("not drawn"), std::string::npos);  // within the default
+}
+
+TEST(PlotSvg, ASampledGraphSaysItsReplaysAreASample) {
+  std::vector<std::string> events;
+  for (int replay = 1; replay <= 400; ++replay) events.push_back(Event("k", 1, 0, replay, 1));
+  NodeSeriesOptions limits;
+  limits.max_samples = 64;
+  StatusOr<GraphNodes> nodes = CollectNodeSeriesFromText("trace.json", Trace(events), limits);
+  ASSERT_TRUE(nodes.ok());
+  ASSERT_TRUE(nodes->nodes[0].sampled());
+  const std::string svg = Render(*nodes);
+  EXPECT_NE(svg.find(" replays drawn: a sample, 1 in "), std::string::npos) << svg.substr(0, 2000);
+  EXPECT_EQ(Render(Collect(events)).find("a sample"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace nodescope::analysis

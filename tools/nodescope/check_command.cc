@@ -34,10 +34,12 @@ constexpr size_t kNameBytes = 80;
 struct CheckOptions {
   bool json = false;
   std::vector<std::string> traces;
+  analysis::AliasCheckOptions limits;
 };
 
-StatusOr<AliasReport> CheckTrace(const std::string& path) {
-  analysis::AliasChecker checker;
+StatusOr<AliasReport> CheckTrace(const std::string& path,
+                                 const analysis::AliasCheckOptions& limits) {
+  analysis::AliasChecker checker(limits);
   ASSIGN_OR_RETURN(analysis::TraceMetadata metadata,
                    analysis::ReadTraceFile(TracePath(path), [&](const analysis::TraceEvent& event) {
                      checker.Add(event);
@@ -123,6 +125,9 @@ std::string FormatText(const std::string& path, const AliasReport& r) {
     if (a.names.size() > kNamesListed) {
       names += ", and " + to_string(a.names.size() - kNamesListed) + " more names";
     }
+    if (a.other_name_events > 0) {
+      names += ", and " + to_string(a.other_name_events) + " x further names (not counted apart)";
+    }
     t.Detail(KeyText(a.key) + ": " + names);
   }
   t.More(r.aliased.size(), kListed);
@@ -157,6 +162,13 @@ std::string FormatText(const std::string& path, const AliasReport& r) {
   } else {
     t.Row("withheld attribution", withheld.empty() ? "none" : withheld);
     t.Row("dropped records", r.dropped_total.has_value() ? to_string(*r.dropped_total) : "unknown");
+  }
+  if (!r.complete()) {
+    t.Row("keys not checked",
+          to_string(r.unchecked_events) + " events on keys past the limits (" +
+              to_string(r.max_keys) + " keys, " + to_string(r.max_name_bytes >> 20) +
+              " MiB of names; " + to_string(r.keys) +
+              " keys held): the figures above and the verdict cover the keys held only");
   }
   t.Row("verdict",
         r.with_both_keys == 0 && r.clean() ? "clean (no graph keys to check)" : r.verdict());
@@ -207,6 +219,10 @@ void WriteJson(JsonOutput& o, const std::string& path, const AliasReport& r) {
   WriteList(o, r.aliased, [&](const analysis::AliasedKey& a) {
     o.Char('{');
     WriteKey(o, a.key);
+    if (a.other_name_events > 0) {
+      o.Raw(",\"other_name_events\":");
+      o.Uint(a.other_name_events);
+    }
     o.Raw(",\"names\":");
     WriteList(o, a.names, [&](const analysis::NameCount& n) {
       o.Raw("{\"name\":");
@@ -256,6 +272,14 @@ void WriteJson(JsonOutput& o, const std::string& path, const AliasReport& r) {
   } else {
     o.Raw("null");
   }
+  if (!r.complete()) {
+    o.Raw(",\"unchecked_events\":");
+    o.Uint(r.unchecked_events);
+    o.Raw(",\"max_keys\":");
+    o.Uint(r.max_keys);
+    o.Raw(",\"max_name_bytes\":");
+    o.Uint(r.max_name_bytes);
+  }
   o.Raw(",\"clean\":");
   o.Raw(r.clean() ? "true" : "false");
   o.Raw(",\"verdict\":");
@@ -274,7 +298,7 @@ int Check(const CheckOptions& opts) {
   if (opts.json) json = std::make_unique<FdJsonOutput>(STDOUT_FILENO);
   bool first = true;
   for (const std::string& path : opts.traces) {
-    StatusOr<AliasReport> report = CheckTrace(path);
+    StatusOr<AliasReport> report = CheckTrace(path, opts.limits);
     if (!report.ok()) {
       PrintError("check", report.status().message());
       rc = kUnreadable;
@@ -306,6 +330,15 @@ int Check(const CheckOptions& opts) {
   return rc;
 }
 
+// Shown by `nodescope check --help`, below the options.
+constexpr char kDetails[] =
+    "Memory stays bounded whatever the trace's size: the check holds at most 2097152 distinct\n"
+    "(graph id, graph node id) keys (a 32-byte entry and a flat index slot each) and 128 MiB of\n"
+    "distinct names, beside the reader's window of at most 64 MiB. Events on keys past those\n"
+    "limits are counted, not checked: the table says how many (\"keys not checked\"), the\n"
+    "verdict says \"incomplete\", and the exit status is 1, since the check no longer proves\n"
+    "the trace clean.";
+
 }  // namespace
 
 void AddCheckCommand(CLI::App& app, int* exit_code) {
@@ -313,9 +346,12 @@ void AddCheckCommand(CLI::App& app, int* exit_code) {
   CLI::App* check = app.add_subcommand(
       "check",
       "Check that the graph-node keys of kineto-schema traces (nodescope's or torch.profiler's) "
-      "are never aliased. Exit status: 0 all clean, 1 aliased or inconsistent keys, 2 "
-      "unreadable input");
+      "are never aliased. Exit status: 0 all clean, 1 aliased or inconsistent keys, or "
+      "incomplete (more distinct keys than the check holds), 2 unreadable input");
+  check->footer(kDetails);
   check->add_flag("--json", opts->json, "Print one JSON object per trace, one per line");
+  // A test seam, not for users: a small key limit, so a test needs no millions of events.
+  check->add_option("--max-keys", opts->limits.max_keys)->group("")->check(CLI::PositiveNumber);
   check
       ->add_option("traces", opts->traces,
                    "Trace files (Chrome-trace JSON, or gzip-compressed JSON; - reads stdin)")

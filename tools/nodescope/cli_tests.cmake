@@ -214,3 +214,32 @@ if(NODESCOPE_BUILD_TESTS AND Python3_EXECUTABLE)
     set_tests_properties(run_cli_${case} PROPERTIES LABELS "unit;cli" TIMEOUT 120)
   endforeach()
 endif()
+
+# Bounded analysis memory (issue 9): past its limits (lowered here by hidden test options, so no
+# test needs millions of events) each command says what it left out or estimated.
+if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_analysis)
+  set(data ${PROJECT_SOURCE_DIR}/src/analysis/testdata)
+  nodescope_cli_test(check keys_past_limit EXIT 1 ARGS ${data}/clean.json --max-keys 2
+    STDERR "^$"
+    STDOUT "\n  keys not checked +26 events on keys past the limits \\(2 keys, 128 MiB of names; 2 keys held\\): [^\n]*\n  verdict +incomplete\n$")
+  nodescope_cli_test(check keys_past_limit_json EXIT 1 ARGS ${data}/clean.json --json
+    --max-keys 2 STDERR "^$"
+    STDOUT "\"unchecked_events\":26,\"max_keys\":2,\"max_name_bytes\":134217728,\"clean\":false,\"verdict\":\"incomplete\"}\n$")
+  nodescope_cli_test(nodes samples_past_limit EXIT 0 ARGS ${data}/replays_8x200.json
+    --max-samples 400
+    STDERR "^nodescope nodes: warning: [^\n]*: more occurrences than the 400 held: percentiles, drift and per-replay figures of 8 nodes are estimated from a sample"
+    STDOUT "\ngraph 3: 8 nodes, ~216 replays, [^\n]*\n  estimated \\(sampled\\) +from the 27 replays held, 1 in 8: ")
+  nodescope_cli_test(nodes samples_past_limit_json EXIT 0 ARGS ${data}/replays_8x200.json --json
+    --max-samples 400 PARSE json STDERR "more occurrences than the 400 held"
+    STDOUT "\"sampled\":{\"replays_held\":27,\"one_replay_in\":8,\"estimated\":\\[\"replays\",")
+  nodescope_cli_test(nodes nodes_past_limit EXIT 0 ARGS ${data}/replays_8x200.json --max-nodes 3
+    STDERR "^nodescope nodes: warning: [^\n]*: 1000 keyed events of nodes past the first 3 are left out"
+    STDOUT "\nleft out: 1000 keyed events of nodes past the first 3 \\(the limit on distinct nodes\\)\n\ngraph 3: 3 nodes, 200 replays,")
+  # Within the limits: nothing estimated ("~") and no warning.
+  nodescope_cli_test(nodes within_limits EXIT 0 ARGS ${data}/replays_8x200.json STDERR "^$"
+    STDOUT "^[^~]*\ngraph 3: 8 nodes, 200 replays, [^~]*$")
+  nodescope_cli_test(plot samples_past_limit EXIT 0 ARGS ${data}/replays_8x200.json
+    --max-samples 400 OUTPUT sampled.svg STDOUT "^wrote "
+    STDERR "more occurrences than the 400 held: 8 nodes are drawn over a sample"
+    FILE "27 replays drawn: a sample, 1 in 8 replays \\(memory limit\\)")
+endif()

@@ -4,6 +4,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -33,6 +34,7 @@ struct NodesOptions {
   bool json = false;
   size_t width = kDefaultWidth;
   bool width_set = false;
+  analysis::NodeSeriesOptions limits;
 };
 
 // "reading TRACE: 37%" on stderr, rewritten in place, only when stderr is a terminal.
@@ -72,10 +74,11 @@ class Progress {
 
 // Reads `path`; prints why not and returns nullptr (exit status in `*rc`) when it cannot be read
 // or holds no graph-keyed work.
-std::unique_ptr<analysis::GraphNodes> Load(const std::string& path, int* rc) {
+std::unique_ptr<analysis::GraphNodes> Load(const std::string& path,
+                                           const analysis::NodeSeriesOptions& limits, int* rc) {
   StatusOr<analysis::GraphNodes> nodes = [&] {
     Progress progress(path);
-    return analysis::CollectNodeSeries(TracePath(path), progress.Fn());
+    return analysis::CollectNodeSeries(TracePath(path), progress.Fn(), limits);
   }();
   if (!nodes.ok()) {
     PrintError("nodes", nodes.status().message());
@@ -93,6 +96,21 @@ std::unique_ptr<analysis::GraphNodes> Load(const std::string& path, int* rc) {
                             " of " + std::to_string(nodes->nodes.size()) +
                             " node ids do not carry their graph id (node id >> 32 != graph id); "
                             "`nodescope check` lists them");
+  }
+  if (nodes->untracked_events > 0) {
+    PrintError("nodes", "warning: " + path + ": " + std::to_string(nodes->untracked_events) +
+                            " keyed events of nodes past the first " +
+                            std::to_string(nodes->nodes.size()) + " are left out (at most " +
+                            std::to_string(limits.max_nodes) + " distinct nodes are held)");
+  }
+  size_t sampled = 0;
+  for (const analysis::NodeSeries& n : nodes->nodes) sampled += n.sampled() ? 1 : 0;
+  if (sampled > 0) {
+    PrintError("nodes", "warning: " + path + ": more occurrences than the " +
+                            std::to_string(limits.max_samples) +
+                            " held: percentiles, drift and per-replay figures of " +
+                            std::to_string(sampled) +
+                            " nodes are estimated from a sample of their graph's replays");
   }
   return std::make_unique<analysis::GraphNodes>(std::move(nodes).value());
 }
@@ -129,11 +147,11 @@ int Nodes(const NodesOptions& opts) {
     return kUnreadable;
   }
   int rc = kOk;
-  std::unique_ptr<analysis::GraphNodes> a = Load(opts.trace, &rc);
+  std::unique_ptr<analysis::GraphNodes> a = Load(opts.trace, opts.limits, &rc);
   if (a == nullptr) return rc;
   std::unique_ptr<analysis::GraphNodes> b;
   if (!opts.diff.empty()) {
-    b = Load(opts.diff, &rc);
+    b = Load(opts.diff, opts.limits, &rc);
     if (b == nullptr) return rc;
   }
   analysis::NodeStatsOptions filter;
@@ -142,15 +160,35 @@ int Nodes(const NodesOptions& opts) {
   const size_t width = OutputWidth(opts);
 
   if (b == nullptr) {
-    std::vector<analysis::GraphStats> graphs = analysis::ComputeNodeStats(*a, filter);
-    if (graphs.empty()) {
+    const bool found = !opts.graph_set || std::any_of(a->nodes.begin(), a->nodes.end(),
+                                                      [&](const analysis::NodeSeries& n) {
+                                                        return n.graph_id == opts.graph;
+                                                      });
+    if (!found) {
       PrintError("nodes", "no graph " + std::to_string(opts.graph) + " in " + opts.trace +
                               " (graph ids: " + GraphIds(*a) + ")");
       return kNoGraphs;
     }
-    return Write(opts.csv    ? NodesCsv(graphs)
-                 : opts.json ? NodesJson(opts.trace, graphs)
-                             : NodesText(opts.trace, graphs, width));
+    // Written a graph at a time: the output of many graphs is never held whole.
+    const NodesFormat format = opts.csv    ? NodesFormat::kCsv
+                               : opts.json ? NodesFormat::kJson
+                                           : NodesFormat::kText;
+    const LeftOut left_out{a->untracked_events, opts.limits.max_nodes};
+    // Batched into writes of about 1 MiB.
+    constexpr size_t kBatchBytes = size_t{1} << 20;
+    std::string pending = NodesBegin(format, opts.trace, left_out);
+    int rc_out = kOk;
+    bool first = true;
+    analysis::ForEachGraphStats(*a, filter, [&](analysis::GraphStats&& g) {
+      pending += NodesGraph(format, g, first, width);
+      first = false;
+      if (pending.size() < kBatchBytes) return true;
+      rc_out = Write(pending);
+      pending.clear();
+      return rc_out == kOk;
+    });
+    if (rc_out == kOk) rc_out = Write(pending + NodesEnd(format));
+    return rc_out;
   }
   std::vector<analysis::GraphDiff> graphs = analysis::DiffNodeStats(
       analysis::ComputeNodeStats(*a), analysis::ComputeNodeStats(*b), filter);
@@ -160,9 +198,18 @@ int Nodes(const NodesOptions& opts) {
                             GraphIds(*b) + ")");
     return kNoGraphs;
   }
-  return Write(opts.csv    ? DiffCsv(graphs)
-               : opts.json ? DiffJson(opts.trace, opts.diff, graphs)
-                           : DiffText(opts.trace, opts.diff, graphs, width));
+  // Written in batches of about 1 MiB, as above.
+  const NodesFormat format = opts.csv    ? NodesFormat::kCsv
+                             : opts.json ? NodesFormat::kJson
+                                         : NodesFormat::kText;
+  std::string pending = DiffBegin(format, opts.trace, opts.diff);
+  for (size_t i = 0; i < graphs.size(); ++i) {
+    pending += DiffGraph(format, graphs[i], i == 0, width);
+    if (pending.size() < (size_t{1} << 20)) continue;
+    if (Write(pending) != kOk) return kUnreadable;
+    pending.clear();
+  }
+  return Write(pending + NodesEnd(format));
 }
 
 constexpr char kSummary[] =
@@ -179,6 +226,16 @@ constexpr char kDetails[] =
     "durations), span per replay, idle gaps between its nodes (launch bubbles), and the GPU time\n"
     "of the first replay against the median. Durations are in microseconds in --csv and\n"
     "--json, where an undefined figure (drift, a share of 0 us) is an empty field or null.\n"
+    "\n"
+    "Memory stays bounded whatever the trace's size: at most 262144 distinct nodes and 4194304\n"
+    "occurrence slots (start, duration, replay: 24 bytes each) are held, beside the reader's\n"
+    "window of at most 64 MiB and at most 64 MiB of names. Events of nodes past the first\n"
+    "262144 are left out, and said so. Past 4194304 slots the graphs holding the most keep one\n"
+    "replay in 2, 4, ... (chosen by a hash of the correlation id, so runs agree): replays, total,\n"
+    "mean, max, stddev and share stay exact for every node, while the replay count, the\n"
+    "per-replay lines, p50/p95/p99 and drift are estimated from the replays held; the text and\n"
+    "JSON say so per graph (\"estimated (sampled)\", \"sampled\"), and a warning on stderr in\n"
+    "every format.\n"
     "\n"
     "--diff B.json pairs the graphs of the two traces in three passes:\n"
     "  1. the same graph id and the same node sequence;\n"
@@ -215,6 +272,11 @@ void AddNodesCommand(CLI::App& app, int* exit_code) {
       "Text width; long names are shortened to what tells kernels apart, or get a line of "
       "their own under their row (default: the terminal's, or 100; 0: never shorten)");
   width->check(NotNegative());
+  // Test seams, not for users: small limits, so a test needs no millions of events.
+  nodes->add_option("--max-nodes", opts->limits.max_nodes)->group("")->check(CLI::PositiveNumber);
+  nodes->add_option("--max-samples", opts->limits.max_samples)
+      ->group("")
+      ->check(CLI::PositiveNumber);
   nodes->callback([opts, exit_code, graph, width]() {
     opts->graph_set = graph->count() > 0;
     opts->width_set = width->count() > 0;

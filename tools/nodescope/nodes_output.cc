@@ -24,9 +24,7 @@ using analysis::NodeStats;
 using std::to_string;
 
 // A name or scope for a table: at most kMaxNameBytes of it, escaped for a terminal.
-std::string Cell(std::string_view text) {
-  return TerminalText(analysis::CappedName(text));
-}
+std::string Cell(std::string_view text) { return TerminalText(analysis::CappedName(text)); }
 
 // The node's ordinal when its id follows the graph id << 32 | ordinal scheme, else the full id.
 std::string NodeLabel(uint64_t graph_id, uint64_t node_id) {
@@ -68,12 +66,24 @@ void Label(std::string& out, std::string_view label, const std::string& value) {
   out += '\n';
 }
 
+// "2^5" as a number: "32".
+std::string SampleRate(unsigned level) {
+  return level >= 64 ? "2^" + to_string(level) : to_string(uint64_t{1} << level);
+}
+
 std::string GraphSummary(const GraphStats& g) {
   std::string out =
       "graph " + to_string(g.graph_id) + ": " + Plural(g.node_count, "node", "nodes") +
       (g.nodes.size() < g.node_count ? " (top " + to_string(g.nodes.size()) + " shown)" : "") +
-      ", " + Plural(g.replays, "replay", "replays") + ", " + Duration(g.gpu_total_us) +
-      " GPU time in all\n";
+      ", " + (g.sampled ? "~" : "") + Plural(g.replays, "replay", "replays") + ", " +
+      Duration(g.gpu_total_us) + " GPU time in all\n";
+  if (g.sampled) {
+    Label(out, "estimated (sampled)",
+          "from the " + to_string(g.replays_held) + " replays held, 1 in " +
+              SampleRate(g.sample_level) +
+              ": the replay count, the per-replay lines below, p50/p95/p99 and drift; replays, "
+              "total, mean, max, stddev and share per node are exact");
+  }
   Label(out, "GPU time per replay",
         "p50 " + Duration(g.gpu_p50_us) + "   p99 " + Duration(g.gpu_p99_us));
   Label(out, "span per replay",
@@ -131,75 +141,123 @@ std::string NodeTable(const GraphStats& g, size_t width) {
   return table.Render(2, width);
 }
 
-}  // namespace
-
-std::string NodesText(const std::string& path, const std::vector<GraphStats>& graphs,
-                      size_t width) {
-  std::string out = TerminalText(path) + "\n";
-  for (const GraphStats& g : graphs) {
-    out += "\n" + GraphSummary(g) + "\n" + NodeTable(g, width);
+std::string CsvGraph(const GraphStats& g) {
+  std::string out;
+  for (const NodeStats& n : g.nodes) {
+    const std::string fields[] = {
+        to_string(g.graph_id), to_string(n.node_id), CsvField(n.name),    CsvField(n.cat),
+        CsvField(n.scope),     to_string(n.replays), CsvUs(n.total_us),   CsvUs(n.mean_us),
+        CsvUs(n.p50_us),       CsvUs(n.p95_us),      CsvUs(n.p99_us),     CsvUs(n.max_us),
+        CsvUs(n.stddev_us),    CsvFraction(n.drift), CsvFraction(n.share)};
+    for (size_t i = 0; i < std::size(fields); ++i) out += (i ? "," : "") + fields[i];
+    out += "\r\n";
   }
   return out;
+}
+
+std::string JsonGraph(const GraphStats& g, bool first) {
+  StringJsonOutput o;
+  o.Raw(first ? "{\"graph_id\":" : ",{\"graph_id\":");
+  o.Uint(g.graph_id);
+  o.Field(",\"replays\":", g.replays);
+  o.Field(",\"node_count\":", g.node_count);
+  o.Field(",\"node_graph_mismatches\":", g.mismatched_nodes);
+  o.Raw(",\"gpu_total_us\":" + JsonUs(g.gpu_total_us));
+  o.Raw(",\"gpu_per_replay_us\":{\"p50\":" + JsonUs(g.gpu_p50_us) +
+        ",\"p99\":" + JsonUs(g.gpu_p99_us) + "}");
+  o.Raw(",\"span_per_replay_us\":{\"p50\":" + JsonUs(g.span_p50_us) +
+        ",\"p99\":" + JsonUs(g.span_p99_us) + "}");
+  o.Raw(",\"idle_per_replay_us\":{\"mean\":" + JsonUs(g.idle_mean_us) +
+        ",\"p99\":" + JsonUs(g.idle_p99_us) + "}");
+  o.Raw(",\"gaps_per_replay\":" + JsonFraction(g.gaps_mean));
+  o.Raw(",\"first_replay_gpu_us\":" + JsonUs(g.first_replay_gpu_us));
+  o.Raw(",\"first_replay_outlier\":" + JsonFraction(g.first_replay_outlier));
+  if (g.sampled) {
+    // Which figures are estimated, and from how much.
+    o.Field(",\"sampled\":{\"replays_held\":", g.replays_held);
+    o.Raw(",\"one_replay_in\":" + SampleRate(g.sample_level));
+    o.Raw(
+        ",\"estimated\":[\"replays\",\"gpu_per_replay_us\",\"span_per_replay_us\","
+        "\"idle_per_replay_us\",\"gaps_per_replay\",\"first_replay_gpu_us\","
+        "\"first_replay_outlier\",\"p50_us\",\"p95_us\",\"p99_us\",\"drift\"]}");
+  }
+  o.Raw(",\"nodes\":[");
+  for (size_t k = 0; k < g.nodes.size(); ++k) {
+    const NodeStats& n = g.nodes[k];
+    o.Raw(k ? ",{\"node_id\":" : "{\"node_id\":");
+    o.Uint(n.node_id);
+    o.StringField(",\"name\":", n.name);
+    o.StringField(",\"cat\":", n.cat);
+    o.StringField(",\"scope\":", n.scope);
+    o.Field(",\"replays\":", n.replays);
+    if (n.samples < n.replays) o.Field(",\"samples\":", n.samples);
+    o.Raw(",\"total_us\":" + JsonUs(n.total_us) + ",\"mean_us\":" + JsonUs(n.mean_us) +
+          ",\"p50_us\":" + JsonUs(n.p50_us) + ",\"p95_us\":" + JsonUs(n.p95_us) +
+          ",\"p99_us\":" + JsonUs(n.p99_us) + ",\"max_us\":" + JsonUs(n.max_us) +
+          ",\"stddev_us\":" + JsonUs(n.stddev_us) + ",\"drift\":" + JsonFraction(n.drift) +
+          ",\"share\":" + JsonFraction(n.share) + "}");
+  }
+  o.Raw("]}");
+  return o.str();
+}
+
+}  // namespace
+
+std::string NodesBegin(NodesFormat format, const std::string& path, const LeftOut& left_out) {
+  if (format == NodesFormat::kCsv) {
+    return "graph_id,node_id,name,cat,scope,replays,total_us,mean_us,p50_us,p95_us,p99_us,max_us,"
+           "stddev_us,drift,share\r\n";
+  }
+  if (format == NodesFormat::kJson) {
+    StringJsonOutput o;
+    o.StringField("{\"trace\":", path);
+    if (left_out.events > 0) {
+      o.Field(",\"untracked_events\":", left_out.events);
+      o.Field(",\"max_nodes\":", left_out.max_nodes);
+    }
+    o.Raw(",\"graphs\":[");
+    return o.str();
+  }
+  std::string out = TerminalText(path) + "\n";
+  if (left_out.events > 0) {
+    out += "left out: " + Plural(left_out.events, "keyed event", "keyed events") +
+           " of nodes past the first " + to_string(left_out.max_nodes) +
+           " (the limit on distinct nodes)\n";
+  }
+  return out;
+}
+
+std::string NodesGraph(NodesFormat format, const GraphStats& g, bool first, size_t width) {
+  if (format == NodesFormat::kCsv) return CsvGraph(g);
+  if (format == NodesFormat::kJson) return JsonGraph(g, first);
+  return "\n" + GraphSummary(g) + "\n" + NodeTable(g, width);
+}
+
+std::string NodesEnd(NodesFormat format) { return format == NodesFormat::kJson ? "]}\n" : ""; }
+
+namespace {
+
+std::string Whole(NodesFormat format, const std::string& path,
+                  const std::vector<GraphStats>& graphs, size_t width, const LeftOut& left_out) {
+  std::string out = NodesBegin(format, path, left_out);
+  for (size_t i = 0; i < graphs.size(); ++i) out += NodesGraph(format, graphs[i], i == 0, width);
+  return out + NodesEnd(format);
+}
+
+}  // namespace
+
+std::string NodesText(const std::string& path, const std::vector<GraphStats>& graphs, size_t width,
+                      const LeftOut& left_out) {
+  return Whole(NodesFormat::kText, path, graphs, width, left_out);
 }
 
 std::string NodesCsv(const std::vector<GraphStats>& graphs) {
-  std::string out =
-      "graph_id,node_id,name,cat,scope,replays,total_us,mean_us,p50_us,p95_us,p99_us,max_us,"
-      "stddev_us,drift,share\r\n";
-  for (const GraphStats& g : graphs) {
-    for (const NodeStats& n : g.nodes) {
-      const std::string fields[] = {
-          to_string(g.graph_id), to_string(n.node_id), CsvField(n.name),    CsvField(n.cat),
-          CsvField(n.scope),     to_string(n.replays), CsvUs(n.total_us),   CsvUs(n.mean_us),
-          CsvUs(n.p50_us),       CsvUs(n.p95_us),      CsvUs(n.p99_us),     CsvUs(n.max_us),
-          CsvUs(n.stddev_us),    CsvFraction(n.drift), CsvFraction(n.share)};
-      for (size_t i = 0; i < std::size(fields); ++i) out += (i ? "," : "") + fields[i];
-      out += "\r\n";
-    }
-  }
-  return out;
+  return Whole(NodesFormat::kCsv, "", graphs, 0, {});
 }
 
-std::string NodesJson(const std::string& path, const std::vector<GraphStats>& graphs) {
-  StringJsonOutput o;
-  o.StringField("{\"trace\":", path);
-  o.Raw(",\"graphs\":[");
-  for (size_t i = 0; i < graphs.size(); ++i) {
-    const GraphStats& g = graphs[i];
-    o.Raw(i ? ",{\"graph_id\":" : "{\"graph_id\":");
-    o.Uint(g.graph_id);
-    o.Field(",\"replays\":", g.replays);
-    o.Field(",\"node_count\":", g.node_count);
-    o.Field(",\"node_graph_mismatches\":", g.mismatched_nodes);
-    o.Raw(",\"gpu_total_us\":" + JsonUs(g.gpu_total_us));
-    o.Raw(",\"gpu_per_replay_us\":{\"p50\":" + JsonUs(g.gpu_p50_us) +
-          ",\"p99\":" + JsonUs(g.gpu_p99_us) + "}");
-    o.Raw(",\"span_per_replay_us\":{\"p50\":" + JsonUs(g.span_p50_us) +
-          ",\"p99\":" + JsonUs(g.span_p99_us) + "}");
-    o.Raw(",\"idle_per_replay_us\":{\"mean\":" + JsonUs(g.idle_mean_us) +
-          ",\"p99\":" + JsonUs(g.idle_p99_us) + "}");
-    o.Raw(",\"gaps_per_replay\":" + JsonFraction(g.gaps_mean));
-    o.Raw(",\"first_replay_gpu_us\":" + JsonUs(g.first_replay_gpu_us));
-    o.Raw(",\"first_replay_outlier\":" + JsonFraction(g.first_replay_outlier));
-    o.Raw(",\"nodes\":[");
-    for (size_t k = 0; k < g.nodes.size(); ++k) {
-      const NodeStats& n = g.nodes[k];
-      o.Raw(k ? ",{\"node_id\":" : "{\"node_id\":");
-      o.Uint(n.node_id);
-      o.StringField(",\"name\":", n.name);
-      o.StringField(",\"cat\":", n.cat);
-      o.StringField(",\"scope\":", n.scope);
-      o.Field(",\"replays\":", n.replays);
-      o.Raw(",\"total_us\":" + JsonUs(n.total_us) + ",\"mean_us\":" + JsonUs(n.mean_us) +
-            ",\"p50_us\":" + JsonUs(n.p50_us) + ",\"p95_us\":" + JsonUs(n.p95_us) +
-            ",\"p99_us\":" + JsonUs(n.p99_us) + ",\"max_us\":" + JsonUs(n.max_us) +
-            ",\"stddev_us\":" + JsonUs(n.stddev_us) + ",\"drift\":" + JsonFraction(n.drift) +
-            ",\"share\":" + JsonFraction(n.share) + "}");
-    }
-    o.Raw("]}");
-  }
-  o.Raw("]}\n");
-  return o.str();
+std::string NodesJson(const std::string& path, const std::vector<GraphStats>& graphs,
+                      const LeftOut& left_out) {
+  return Whole(NodesFormat::kJson, path, graphs, 0, left_out);
 }
 
 // ---- --diff
@@ -295,82 +353,115 @@ void WriteSide(JsonOutput& o, const std::optional<NodeSide>& side, const std::st
 
 }  // namespace
 
-std::string DiffText(const std::string& path_a, const std::string& path_b,
-                     const std::vector<GraphDiff>& graphs, size_t width) {
-  std::string out =
-      "A: " + TerminalText(path_a) + "\nB: " + TerminalText(path_b) + "\n";
-  for (const GraphDiff& d : graphs) {
-    out += "\n" + DiffHeader(d) + "\n";
-    if (d.graph_a && d.graph_b) {
-      const size_t only_a = d.node_count_a - d.matched;
-      const size_t only_b = d.node_count_b - d.matched;
-      Label(out, "replays", "A " + to_string(d.replays_a) + "   B " + to_string(d.replays_b));
-      Label(out, "GPU time per replay",
-            "p50 A " + Duration(d.gpu_p50_a_us) + "   B " + Duration(d.gpu_p50_b_us) + "   (" +
-                Percent(d.gpu_p50_a_us > 0 ? d.gpu_p50_b_us / d.gpu_p50_a_us - 1 : NAN, true) +
-                ")");
-      Label(out, "nodes",
-            to_string(d.matched) + " matched, " + to_string(only_a) + " only in A, " +
-                to_string(only_b) + " only in B" +
-                (d.nodes.size() < d.matched + only_a + only_b ? " (top rows shown)" : ""));
-    }
-    out += "\n" + DiffTable(d, width);
+namespace {
+
+std::string DiffTextGraph(const GraphDiff& d, size_t width) {
+  std::string out;
+  out += "\n" + DiffHeader(d) + "\n";
+  if (d.graph_a && d.graph_b) {
+    const size_t only_a = d.node_count_a - d.matched;
+    const size_t only_b = d.node_count_b - d.matched;
+    Label(out, "replays", "A " + to_string(d.replays_a) + "   B " + to_string(d.replays_b));
+    Label(out, "GPU time per replay",
+          "p50 A " + Duration(d.gpu_p50_a_us) + "   B " + Duration(d.gpu_p50_b_us) + "   (" +
+              Percent(d.gpu_p50_a_us > 0 ? d.gpu_p50_b_us / d.gpu_p50_a_us - 1 : NAN, true) + ")");
+    Label(out, "nodes",
+          to_string(d.matched) + " matched, " + to_string(only_a) + " only in A, " +
+              to_string(only_b) + " only in B" +
+              (d.nodes.size() < d.matched + only_a + only_b ? " (top rows shown)" : ""));
+  }
+  out += "\n" + DiffTable(d, width);
+  return out;
+}
+
+std::string DiffCsvGraph(const GraphDiff& d) {
+  std::string out;
+  for (const NodeDiff& n : d.nodes) {
+    const std::optional<NodeSide>& a = n.a;
+    const std::optional<NodeSide>& b = n.b;
+    const std::string fields[] = {GraphMatchName(d.match),        OptionalUint(d.graph_a, ""),
+                                  a ? to_string(a->node_id) : "", OptionalUint(d.graph_b, ""),
+                                  b ? to_string(b->node_id) : "", a ? CsvField(a->name) : "",
+                                  b ? CsvField(b->name) : "",     a ? to_string(a->replays) : "",
+                                  b ? to_string(b->replays) : "", a ? CsvUs(a->mean_us) : "",
+                                  b ? CsvUs(b->mean_us) : "",     CsvUs(n.delta_us),
+                                  CsvFraction(n.delta_fraction)};
+    for (size_t i = 0; i < std::size(fields); ++i) out += (i ? "," : "") + fields[i];
+    out += "\r\n";
   }
   return out;
 }
 
-std::string DiffCsv(const std::vector<GraphDiff>& graphs) {
-  std::string out =
-      "graph_match,graph_id_a,node_id_a,graph_id_b,node_id_b,name_a,name_b,replays_a,replays_b,"
-      "mean_a_us,mean_b_us,delta_us,delta_fraction\r\n";
-  for (const GraphDiff& d : graphs) {
-    for (const NodeDiff& n : d.nodes) {
-      const std::optional<NodeSide>& a = n.a;
-      const std::optional<NodeSide>& b = n.b;
-      const std::string fields[] = {GraphMatchName(d.match),        OptionalUint(d.graph_a, ""),
-                                    a ? to_string(a->node_id) : "", OptionalUint(d.graph_b, ""),
-                                    b ? to_string(b->node_id) : "", a ? CsvField(a->name) : "",
-                                    b ? CsvField(b->name) : "",     a ? to_string(a->replays) : "",
-                                    b ? to_string(b->replays) : "", a ? CsvUs(a->mean_us) : "",
-                                    b ? CsvUs(b->mean_us) : "",     CsvUs(n.delta_us),
-                                    CsvFraction(n.delta_fraction)};
-      for (size_t i = 0; i < std::size(fields); ++i) out += (i ? "," : "") + fields[i];
-      out += "\r\n";
-    }
+std::string DiffJsonGraph(const GraphDiff& d, bool first) {
+  StringJsonOutput o;
+  o.Raw(first ? "{\"match\":" : ",{\"match\":");
+  o.String(GraphMatchName(d.match));
+  o.Raw(",\"graph_id_a\":" + OptionalUint(d.graph_a, "null") +
+        ",\"graph_id_b\":" + OptionalUint(d.graph_b, "null"));
+  o.Raw(",\"replays_a\":" + to_string(d.replays_a) + ",\"replays_b\":" + to_string(d.replays_b));
+  o.Raw(",\"gpu_per_replay_p50_us_a\":" + JsonUs(d.gpu_p50_a_us) +
+        ",\"gpu_per_replay_p50_us_b\":" + JsonUs(d.gpu_p50_b_us));
+  o.Raw(",\"node_count_a\":" + to_string(d.node_count_a) + ",\"node_count_b\":" +
+        to_string(d.node_count_b) + ",\"matched\":" + to_string(d.matched) + ",\"nodes\":[");
+  for (size_t k = 0; k < d.nodes.size(); ++k) {
+    const NodeDiff& n = d.nodes[k];
+    o.Raw(k ? ",{" : "{");
+    WriteSide(o, n.a, "_a");
+    o.Char(',');
+    WriteSide(o, n.b, "_b");
+    o.Raw(",\"delta_us\":" + JsonUs(n.delta_us) +
+          ",\"delta_fraction\":" + JsonFraction(n.delta_fraction) + "}");
   }
-  return out;
+  o.Raw("]}");
+  return o.str();
+}
+
+}  // namespace
+
+std::string DiffBegin(NodesFormat format, const std::string& path_a, const std::string& path_b) {
+  if (format == NodesFormat::kCsv) {
+    return "graph_match,graph_id_a,node_id_a,graph_id_b,node_id_b,name_a,name_b,replays_a,"
+           "replays_b,mean_a_us,mean_b_us,delta_us,delta_fraction\r\n";
+  }
+  if (format == NodesFormat::kJson) {
+    StringJsonOutput o;
+    o.StringField("{\"trace_a\":", path_a);
+    o.StringField(",\"trace_b\":", path_b);
+    o.Raw(",\"graphs\":[");
+    return o.str();
+  }
+  return "A: " + TerminalText(path_a) + "\nB: " + TerminalText(path_b) + "\n";
+}
+
+std::string DiffGraph(NodesFormat format, const GraphDiff& graph, bool first, size_t width) {
+  if (format == NodesFormat::kCsv) return DiffCsvGraph(graph);
+  if (format == NodesFormat::kJson) return DiffJsonGraph(graph, first);
+  return DiffTextGraph(graph, width);
+}
+
+namespace {
+
+std::string WholeDiff(NodesFormat format, const std::string& path_a, const std::string& path_b,
+                      const std::vector<GraphDiff>& graphs, size_t width) {
+  std::string out = DiffBegin(format, path_a, path_b);
+  for (size_t i = 0; i < graphs.size(); ++i) out += DiffGraph(format, graphs[i], i == 0, width);
+  return out + NodesEnd(format);
+}
+
+}  // namespace
+
+std::string DiffText(const std::string& path_a, const std::string& path_b,
+                     const std::vector<GraphDiff>& graphs, size_t width) {
+  return WholeDiff(NodesFormat::kText, path_a, path_b, graphs, width);
+}
+
+std::string DiffCsv(const std::vector<GraphDiff>& graphs) {
+  return WholeDiff(NodesFormat::kCsv, "", "", graphs, 0);
 }
 
 std::string DiffJson(const std::string& path_a, const std::string& path_b,
                      const std::vector<GraphDiff>& graphs) {
-  StringJsonOutput o;
-  o.StringField("{\"trace_a\":", path_a);
-  o.StringField(",\"trace_b\":", path_b);
-  o.Raw(",\"graphs\":[");
-  for (size_t i = 0; i < graphs.size(); ++i) {
-    const GraphDiff& d = graphs[i];
-    o.Raw(i ? ",{\"match\":" : "{\"match\":");
-    o.String(GraphMatchName(d.match));
-    o.Raw(",\"graph_id_a\":" + OptionalUint(d.graph_a, "null") +
-          ",\"graph_id_b\":" + OptionalUint(d.graph_b, "null"));
-    o.Raw(",\"replays_a\":" + to_string(d.replays_a) + ",\"replays_b\":" + to_string(d.replays_b));
-    o.Raw(",\"gpu_per_replay_p50_us_a\":" + JsonUs(d.gpu_p50_a_us) +
-          ",\"gpu_per_replay_p50_us_b\":" + JsonUs(d.gpu_p50_b_us));
-    o.Raw(",\"node_count_a\":" + to_string(d.node_count_a) + ",\"node_count_b\":" +
-          to_string(d.node_count_b) + ",\"matched\":" + to_string(d.matched) + ",\"nodes\":[");
-    for (size_t k = 0; k < d.nodes.size(); ++k) {
-      const NodeDiff& n = d.nodes[k];
-      o.Raw(k ? ",{" : "{");
-      WriteSide(o, n.a, "_a");
-      o.Char(',');
-      WriteSide(o, n.b, "_b");
-      o.Raw(",\"delta_us\":" + JsonUs(n.delta_us) +
-            ",\"delta_fraction\":" + JsonFraction(n.delta_fraction) + "}");
-    }
-    o.Raw("]}");
-  }
-  o.Raw("]}\n");
-  return o.str();
+  return WholeDiff(NodesFormat::kJson, path_a, path_b, graphs, 0);
 }
 
 }  // namespace nodescope::cli

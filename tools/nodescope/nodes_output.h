@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -9,14 +10,35 @@
 
 namespace nodescope::cli {
 
+// Keyed events left out because their nodes were past the limit on distinct nodes.
+struct LeftOut {
+  uint64_t events = 0;
+  uint64_t max_nodes = 0;
+};
+
+// The output in pieces, written as they come so that memory does not grow with the number of
+// graphs: NodesBegin, NodesGraph for each graph (`first` for the first), NodesEnd. NodesText,
+// NodesCsv and NodesJson join them.
+enum class NodesFormat { kText, kCsv, kJson };
+std::string NodesBegin(NodesFormat format, const std::string& path, const LeftOut& left_out);
+std::string NodesGraph(NodesFormat format, const analysis::GraphStats& graph, bool first,
+                       size_t width);
+std::string NodesEnd(NodesFormat format);
+
 // A per-graph summary, then one row per node; names shortened (or on lines of their own) to fit
 // `width` columns (0: never shortened).
 std::string NodesText(const std::string& path, const std::vector<analysis::GraphStats>& graphs,
-                      size_t width);
+                      size_t width, const LeftOut& left_out = {});
 // One header row, then one row per node with full names; durations in microseconds.
 std::string NodesCsv(const std::vector<analysis::GraphStats>& graphs);
 // {"trace":..,"graphs":[{"graph_id":..,...,"nodes":[...]}]} and a newline.
-std::string NodesJson(const std::string& path, const std::vector<analysis::GraphStats>& graphs);
+std::string NodesJson(const std::string& path, const std::vector<analysis::GraphStats>& graphs,
+                      const LeftOut& left_out = {});
+
+// --diff's output in pieces, as NodesBegin/NodesGraph/NodesEnd (NodesEnd closes it too).
+std::string DiffBegin(NodesFormat format, const std::string& path_a, const std::string& path_b);
+std::string DiffGraph(NodesFormat format, const analysis::GraphDiff& graph, bool first,
+                      size_t width);
 
 std::string DiffText(const std::string& path_a, const std::string& path_b,
                      const std::vector<analysis::GraphDiff>& graphs, size_t width);

@@ -33,6 +33,7 @@ struct PlotCommandOptions {
   std::vector<uint64_t> nodes;
   bool heatmap = false;
   int width = 960;
+  analysis::NodeSeriesOptions limits;
 };
 
 enum class Format { kNone, kSvg, kHtml };
@@ -87,7 +88,8 @@ int Plot(const PlotCommandOptions& opts) {
     PrintError("plot", "-o " + opts.output + ": the output must end in .svg or .html");
     return kUnusable;
   }
-  StatusOr<analysis::GraphNodes> nodes = analysis::CollectNodeSeries(TracePath(opts.trace));
+  StatusOr<analysis::GraphNodes> nodes =
+      analysis::CollectNodeSeries(TracePath(opts.trace), nullptr, opts.limits);
   if (!nodes.ok()) {
     PrintError("plot", nodes.status().message());
     return kUnusable;
@@ -97,6 +99,20 @@ int Plot(const PlotCommandOptions& opts) {
                            " of " + std::to_string(nodes->nodes.size()) +
                            " node ids do not carry their graph id (node id >> 32 != graph id); "
                            "`nodescope check` lists them");
+  }
+  if (nodes->untracked_events > 0) {
+    PrintError("plot", "warning: " + opts.trace + ": " + std::to_string(nodes->untracked_events) +
+                           " keyed events of nodes past the first " +
+                           std::to_string(nodes->nodes.size()) + " are left out (at most " +
+                           std::to_string(opts.limits.max_nodes) + " distinct nodes are held)");
+  }
+  size_t sampled = 0;
+  for (const analysis::NodeSeries& n : nodes->nodes) sampled += n.sampled() ? 1 : 0;
+  if (sampled > 0) {
+    PrintError("plot", "warning: " + opts.trace + ": more occurrences than the " +
+                           std::to_string(opts.limits.max_samples) +
+                           " held: " + std::to_string(sampled) +
+                           " nodes are drawn over a sample of their graph's replays");
   }
   analysis::PlotOptions plot;
   plot.graph_id = opts.graph;
@@ -141,6 +157,18 @@ void AddPlotCommand(CLI::App& app, int* exit_code) {
   plot->add_flag("--heatmap", opts->heatmap,
                  "Draw a heat map even for a graph of 12 nodes or fewer");
   plot->add_option("--width", opts->width, "Picture width in pixels")->check(CLI::Range(480, 8000));
+  plot->footer(
+      "Memory stays bounded as for `nodescope nodes`: at most 262144 distinct nodes and 4194304\n"
+      "occurrences are held. Past that, a graph is drawn over a uniform sample of its replays\n"
+      "(1 in 2, 4, ...; the panel's title says \"drawn: a sample, 1 in N replays\"), and a\n"
+      "warning on stderr says how many nodes. One picture draws at most 1024 nodes: a graph past\n"
+      "that keeps its first nodes (\"N of M nodes\"), further graphs are left out (the title\n"
+      "says how many); --graph and --node choose others.");
+  // Test seams, not for users: small limits, so a test needs no millions of events.
+  plot->add_option("--max-nodes", opts->limits.max_nodes)->group("")->check(CLI::PositiveNumber);
+  plot->add_option("--max-samples", opts->limits.max_samples)
+      ->group("")
+      ->check(CLI::PositiveNumber);
   plot->callback([opts, exit_code]() { *exit_code = Plot(*opts); });
 }
 
