@@ -37,11 +37,6 @@ std::vector<fs::path> TraceFiles() {
 // Inputs the reader's tests feed it on purpose because they are not JSON.
 const std::set<std::string> kNotJson = {"not_json.json", "truncated.json",
                                         "escape_outside_string.json"};
-// Recorded on a GPU before the writer widened device spans (see README, "User ranges on the
-// device timeline"): its spans end on their last kernel's nanosecond. Re-recording it makes it
-// nest, and this test then asks for it to be taken off this list.
-const std::set<std::string> kWrittenExact = {"torch_graph_mlp.json"};
-
 TEST(TraceValidity, EveryTraceInTheRepositoryIsValid) {
   int traces = 0;
   for (const fs::path& path : TraceFiles()) {
@@ -55,11 +50,7 @@ TEST(TraceValidity, EveryTraceInTheRepositoryIsValid) {
     }
     EXPECT_TRUE(s.ok()) << path << ": " << s.ToString();
     s = CheckDeviceSpanNesting(json);
-    if (kWrittenExact.count(path.filename().string()) != 0) {
-      EXPECT_NE(s.message().find("is not strictly inside"), std::string::npos) << path;
-    } else {
-      EXPECT_TRUE(s.ok()) << path << ": " << s.ToString();
-    }
+    EXPECT_TRUE(s.ok()) << path << ": " << s.ToString();
     ++traces;
   }
   // sample, ranges, empty; torch_graph_mlp; aliased, clean, inconsistent, replays, torch,
