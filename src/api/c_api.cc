@@ -1,19 +1,15 @@
-// The C API (include/nodescope/nodescope.h) over a Tracer.
+// The C API (include/nodescope/nodescope.h) over a Session (api/session.h).
 #include <memory>
 #include <string>
 
-#include "api/finish_trace.h"
 #include "api/process_session.h"
-#include "backends/backend.h"
+#include "api/session.h"
 #include "export/chrome_trace_writer.h"
 #include "nodescope/nodescope.h"
 #include "ranges/range_recorder.h"
 
 struct nodescope_session {
-  std::unique_ptr<nodescope::Tracer> tracer;
-  bool stopped = false;
-  // Range counters when the session started: a session reports only what happened during it.
-  nodescope::RangeRecorder::CounterValues range_baseline;
+  std::unique_ptr<nodescope::Session> session;
 };
 
 namespace {
@@ -33,49 +29,35 @@ nodescope_session* nodescope_start(void) {
   using namespace nodescope;
   t_last_error.clear();
   if (ProcessSessionActive()) {
-    Fail(AlreadyExistsError("this process is already traced as a whole by `nodescope run`; "
-                            "its trace will include this region"));
+    Fail(
+        AlreadyExistsError("this process is already traced as a whole by `nodescope run`; "
+                           "its trace will include this region"));
     return nullptr;
   }
-  StatusOr<TracerOptions> options = TracerOptionsFromEnv();
-  if (!options.ok()) {
-    Fail(options.status());
-    return nullptr;
-  }
-  StatusOr<std::unique_ptr<Tracer>> tracer = CreateTracer("");
-  if (!tracer.ok()) {
-    Fail(tracer.status());
-    return nullptr;
-  }
-  Status started = (*tracer)->Start(*options);
+  StatusOr<std::unique_ptr<Session>> started = Session::Start("", Session::Scope::kRegion);
   if (!started.ok()) {
-    Fail(started);
+    Fail(started.status());
     return nullptr;
   }
   auto* session = new nodescope_session;
-  session->tracer = std::move(tracer).value();
-  session->range_baseline = RangeRecorder::Get().counter_values();
-  RangeRecorder::Get().Arm();
-  RangeRecorder::Get().SyncThisThread();
+  session->session = std::move(started).value();
   return session;
 }
 
 int nodescope_stop(nodescope_session* session) {
   if (session == nullptr) return Fail(nodescope::InvalidArgumentError("null session"));
-  if (session->stopped) return 0;
-  session->stopped = true;
-  nodescope::Status s = session->tracer->Stop();
-  if (!nodescope::ProcessSessionActive()) nodescope::RangeRecorder::Get().Disarm();
-  nodescope::Trace& trace = session->tracer->trace();
-  nodescope::FinishTrace(trace, trace.start_ns, session->range_baseline);
+  if (session->session->stopped()) return 0;
+  nodescope::Status s = session->session->Stop();
   return s.ok() ? 0 : Fail(s);
 }
 
 int nodescope_write(nodescope_session* session, const char* path) {
   using namespace nodescope;
   if (session == nullptr || path == nullptr) return Fail(InvalidArgumentError("null argument"));
-  if (!session->stopped) return Fail(FailedPreconditionError("stop the session before writing"));
-  Trace& trace = session->tracer->trace();
+  if (!session->session->stopped()) {
+    return Fail(FailedPreconditionError("stop the session before writing"));
+  }
+  Trace& trace = session->session->trace();
   trace.trace_name = path;
   Status s = WriteChromeTraceFile(trace, path);
   return s.ok() ? 0 : Fail(s);
@@ -84,16 +66,15 @@ int nodescope_write(nodescope_session* session, const char* path) {
 int nodescope_get_summary(const nodescope_session* session, nodescope_summary* out) {
   using namespace nodescope;
   if (session == nullptr || out == nullptr) return Fail(InvalidArgumentError("null argument"));
-  TraceSummary s = Summarize(session->tracer->trace());
-  *out = nodescope_summary{s.gpu_events, s.kernels,   s.memcpys, s.memsets,
+  TraceSummary s = Summarize(session->session->trace());
+  *out = nodescope_summary{s.gpu_events,   s.kernels,   s.memcpys, s.memsets,
                            s.graph_events, s.api_calls, s.dropped};
   return 0;
 }
 
 void nodescope_destroy(nodescope_session* session) {
   if (session == nullptr) return;
-  if (!session->stopped) (void)session->tracer->Stop();
-  delete session;
+  delete session;  // ~Session stops a backend that was never stopped
 }
 
 const char* nodescope_last_error(void) { return t_last_error.c_str(); }

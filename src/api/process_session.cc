@@ -17,14 +17,12 @@
 #include <mutex>
 #include <thread>
 
-#include "api/finish_trace.h"
 #include "api/run_report.h"
-#include "backends/backend.h"
+#include "api/session.h"
 #include "base/clock.h"
 #include "base/env.h"
 #include "export/chrome_trace_writer.h"
 #include "model/trace.h"
-#include "ranges/range_recorder.h"
 
 namespace nodescope {
 namespace {
@@ -33,7 +31,7 @@ enum State : int { kIdle = 0, kRunning = 1, kFinalizing = 2, kDone = 3 };
 
 std::mutex g_start_mu;
 std::atomic<int> g_state{kIdle};
-Tracer* g_tracer = nullptr;  // lives until the process ends; never destroyed under a signal
+Session* g_session = nullptr;  // lives until the process ends; never destroyed under a signal
 std::string* g_path = nullptr;
 int g_report_fd = -1;
 int g_signal_pipe[2] = {-1, -1};  // handler -> watcher: the signal number
@@ -89,10 +87,9 @@ void Finalize(int signal_number) {
     return;
   }
   uint64_t t0 = NowNs();
-  Status stopped = g_tracer->Stop();
-  uint64_t t1 = NowNs();
-  Trace& trace = g_tracer->trace();
-  FinishTrace(trace, 0);  // the whole process: every range since it started
+  Status stopped = g_session->Stop();
+  uint64_t t1 = t0 + g_session->backend_stop_ns();  // the flush; then ranges, spans and the file
+  Trace& trace = g_session->trace();
   trace.trace_name = *g_path;
   if (signal_number != 0) trace.counters.emplace_back("ended_by_signal", signal_number);
   Status written = WriteChromeTraceFile(trace, *g_path);
@@ -203,17 +200,10 @@ Status StartProcessSession(std::string_view backend) {
                  s.ToString().c_str());
     return s;
   };
-  StatusOr<TracerOptions> options = TracerOptionsFromEnv();
-  if (!options.ok()) return fail(options.status());
-  StatusOr<std::unique_ptr<Tracer>> tracer = CreateTracer(backend);
-  if (!tracer.ok()) return fail(tracer.status());
-  Status started = (*tracer)->Start(*options);
-  if (!started.ok()) return fail(started);
-  g_tracer = tracer->release();
+  StatusOr<std::unique_ptr<Session>> session = Session::Start(backend, Session::Scope::kProcess);
+  if (!session.ok()) return fail(session.status());
+  g_session = session->release();
   g_state.store(kRunning);
-  RangeRecorder::Get().Arm();
-  // Ranges this thread opened before the GPU was initialised cover the work it launches next.
-  RangeRecorder::Get().SyncThisThread();
   std::atexit(&AtExit);
   InstallSignalHooks();
   return OkStatus();

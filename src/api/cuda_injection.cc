@@ -1,5 +1,6 @@
 // CUDA's injection entry point: the driver calls InitializeInjection() at cuInit when
-// CUDA_INJECTION64_PATH names libnodescope.so. It must keep default visibility.
+// CUDA_INJECTION64_PATH names libnodescope.so. It must keep default visibility. It lives in api/,
+// which owns every entry point, and needs no CUDA header; it is built only with the CUPTI backend.
 #include "api/process_session.h"
 
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {

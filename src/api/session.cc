@@ -1,0 +1,47 @@
+// The session lifecycle: backend started and ranges armed; backend stopped and the trace finished.
+#include "api/session.h"
+
+#include <utility>
+
+#include "api/process_session.h"
+#include "attribution/annotations.h"
+#include "base/clock.h"
+
+namespace nodescope {
+
+StatusOr<std::unique_ptr<Session>> Session::Start(std::string_view backend, Scope scope) {
+  StatusOr<TracerOptions> options = TracerOptionsFromEnv();
+  if (!options.ok()) return options.status();
+  StatusOr<std::unique_ptr<Tracer>> tracer = CreateTracer(backend);
+  if (!tracer.ok()) return tracer.status();
+  RETURN_IF_ERROR((*tracer)->Start(*options));
+  RangeRecorder& ranges = RangeRecorder::Get();
+  RangeRecorder::CounterValues baseline;
+  if (scope == Scope::kRegion) baseline = ranges.counter_values();
+  std::unique_ptr<Session> session(new Session(std::move(tracer).value(), scope, baseline));
+  ranges.Arm();
+  // Ranges this thread opened before the session started cover the work it launches next.
+  ranges.SyncThisThread();
+  return session;
+}
+
+Status Session::Stop() {
+  if (stopped_) return OkStatus();
+  stopped_ = true;
+  uint64_t t0 = NowNs();
+  Status stopped = tracer_->Stop();
+  backend_stop_ns_ = NowNs() - t0;
+  if (scope_ == Scope::kRegion && !ProcessSessionActive()) RangeRecorder::Get().Disarm();
+  Trace& trace = tracer_->trace();
+  // A region keeps the ranges that overlap it; the whole process, every range since it started.
+  uint64_t since_ns = scope_ == Scope::kRegion ? trace.start_ns : 0;
+  RangeRecorder::Get().Collect(trace, since_ns, trace.end_ns, range_baseline_);
+  BuildDeviceSpans(trace);
+  return stopped;
+}
+
+Session::~Session() {
+  if (!stopped_) (void)tracer_->Stop();
+}
+
+}  // namespace nodescope

@@ -1,0 +1,56 @@
+// One tracing session, start to finish: the lifecycle both the C API (c_api.cc) and the
+// whole-process session (process_session.cc) run, written once so the two cannot drift apart.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "backends/backend.h"
+#include "base/status.h"
+#include "model/trace.h"
+#include "ranges/range_recorder.h"
+
+namespace nodescope {
+
+class Session {
+ public:
+  // Which user ranges the finished trace holds.
+  enum class Scope {
+    kProcess,  // the whole process (`nodescope run`): every range since the process started
+    kRegion,   // nodescope_start() to nodescope_stop(): ranges and range counts of that interval
+  };
+
+  // Reads the tracer options from the environment (TracerOptionsFromEnv), creates the backend
+  // (`backend` empty: the first registered), starts it, and arms user-range recording.
+  static StatusOr<std::unique_ptr<Session>> Start(std::string_view backend, Scope scope);
+
+  // Stops the backend (every vendor buffer flushed), then finishes the trace: the user ranges of
+  // the scope copied in and projected onto the device timeline (attribution/annotations.h). A
+  // region also stops range recording unless a process session still needs it. Returns the
+  // backend's stop status; the trace is finished either way. A second call does nothing.
+  Status Stop();
+  bool stopped() const { return stopped_; }
+  // How long the backend took to stop (the flush), once stopped.
+  uint64_t backend_stop_ns() const { return backend_stop_ns_; }
+
+  // The collected trace; complete after Stop().
+  Trace& trace() { return tracer_->trace(); }
+  const Trace& trace() const { return tracer_->trace(); }
+
+  // Stops the backend if Stop() was never called (the trace is then not finished).
+  ~Session();
+
+ private:
+  Session(std::unique_ptr<Tracer> tracer, Scope scope, RangeRecorder::CounterValues baseline)
+      : tracer_(std::move(tracer)), scope_(scope), range_baseline_(baseline) {}
+
+  std::unique_ptr<Tracer> tracer_;
+  Scope scope_;
+  // Range counters when a region started: it reports only what happened during it.
+  RangeRecorder::CounterValues range_baseline_;
+  bool stopped_ = false;
+  uint64_t backend_stop_ns_ = 0;
+};
+
+}  // namespace nodescope

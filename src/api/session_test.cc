@@ -1,0 +1,125 @@
+// Tests of the session lifecycle over a simulated backend: what the C API and `nodescope run`
+// both rely on, checked without a GPU.
+#include "api/session.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <memory>
+
+#include "base/clock.h"
+
+namespace nodescope {
+namespace {
+
+struct FakeState {
+  int starts = 0;
+  int stops = 0;
+  Status start_status;
+  Status stop_status;
+};
+FakeState g_fake;
+
+class FakeTracer : public Tracer {
+ public:
+  std::string_view name() const override { return "fake"; }
+  Status Start(const TracerOptions&) override {
+    ++g_fake.starts;
+    trace_.start_ns = NowNs();
+    return g_fake.start_status;
+  }
+  Status Stop() override {
+    ++g_fake.stops;
+    trace_.end_ns = NowNs();
+    return g_fake.stop_status;
+  }
+  Trace& trace() override { return trace_; }
+
+ private:
+  Trace trace_;
+};
+
+[[maybe_unused]] const bool kRegistered =
+    RegisterTracer("fake", [] { return std::unique_ptr<Tracer>(new FakeTracer); });
+
+class SessionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    g_fake = FakeState{};
+    unsetenv("NODESCOPE_MAX_EVENTS");
+    RangeRecorder::Get().Disarm();
+  }
+  void TearDown() override { RangeRecorder::Get().Disarm(); }
+};
+
+TEST_F(SessionTest, RegionStartsTheBackendArmsRangesAndFinishesTheTraceOnce) {
+  RangeRecorder& ranges = RangeRecorder::Get();
+  ranges.Pop();  // unbalanced, before the session: not the session's to report
+  auto session = Session::Start("fake", Session::Scope::kRegion);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  EXPECT_EQ(g_fake.starts, 1);
+  EXPECT_TRUE(ranges.armed());
+  ranges.Push("inside");
+  ranges.Pop();
+  ranges.Pop();  // unbalanced, during the session
+  ASSERT_TRUE((*session)->Stop().ok());
+  EXPECT_TRUE((*session)->stopped());
+  EXPECT_EQ(g_fake.stops, 1);
+  EXPECT_FALSE(ranges.armed()) << "a region disarms ranges when no process session runs";
+  const Trace& trace = (*session)->trace();
+  ASSERT_EQ(trace.ranges.size(), 1u);
+  EXPECT_EQ(trace.strings.Get(trace.ranges[0].name), "inside");
+  EXPECT_EQ(trace.range_counters.unbalanced_pops, 1u);
+  EXPECT_TRUE((*session)->Stop().ok());
+  EXPECT_EQ(g_fake.stops, 1) << "a second Stop() stopped the backend again";
+  EXPECT_EQ((*session)->trace().ranges.size(), 1u) << "a second Stop() collected again";
+}
+
+TEST_F(SessionTest, ProcessCountsSinceTheProcessStartedAndLeavesRangesArmed) {
+  RangeRecorder& ranges = RangeRecorder::Get();
+  ranges.Pop();  // unbalanced, before the session: the whole process counts it
+  auto session = Session::Start("fake", Session::Scope::kProcess);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  ASSERT_TRUE((*session)->Stop().ok());
+  EXPECT_TRUE(ranges.armed()) << "the process session must not disarm ranges at its end";
+  EXPECT_GE((*session)->trace().range_counters.unbalanced_pops, 1u);
+  EXPECT_EQ((*session)->trace().range_counters.unbalanced_pops,
+            ranges.counter_values().unbalanced_pops);
+}
+
+TEST_F(SessionTest, DestroyingAnUnstoppedSessionStopsTheBackend) {
+  auto session = Session::Start("", Session::Scope::kRegion);  // "": the first registered
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  EXPECT_EQ(g_fake.stops, 0);
+  session->reset();
+  EXPECT_EQ(g_fake.stops, 1);
+}
+
+TEST_F(SessionTest, ErrorsComeBackAndNothingIsArmed) {
+  auto unknown = Session::Start("no-such-backend", Session::Scope::kRegion);
+  EXPECT_EQ(unknown.status().code(), StatusCode::kNotFound);
+  setenv("NODESCOPE_MAX_EVENTS", "junk", 1);
+  auto bad_env = Session::Start("fake", Session::Scope::kRegion);
+  ASSERT_FALSE(bad_env.ok());
+  EXPECT_NE(bad_env.status().message().find("NODESCOPE_MAX_EVENTS"), std::string::npos);
+  EXPECT_EQ(g_fake.starts, 0) << "the backend started with options it could not read";
+  unsetenv("NODESCOPE_MAX_EVENTS");
+  g_fake.start_status = UnavailableError("no device");
+  auto refused = Session::Start("fake", Session::Scope::kRegion);
+  EXPECT_EQ(refused.status().code(), StatusCode::kUnavailable);
+  EXPECT_FALSE(RangeRecorder::Get().armed());
+}
+
+TEST_F(SessionTest, BackendStopErrorIsReturnedAndTheTraceStillFinished) {
+  auto session = Session::Start("fake", Session::Scope::kRegion);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  RangeRecorder::Get().Push("kept");
+  RangeRecorder::Get().Pop();
+  g_fake.stop_status = InternalError("flush failed");
+  Status s = (*session)->Stop();
+  EXPECT_EQ(s.code(), StatusCode::kInternal);
+  EXPECT_EQ((*session)->trace().ranges.size(), 1u);
+}
+
+}  // namespace
+}  // namespace nodescope
