@@ -74,32 +74,6 @@ std::string Describe(error_code error) {
   }
 }
 
-size_t FirstInvalidUtf8(const unsigned char* s, size_t n) {
-  size_t i = 0;
-  while (i < n) {
-    unsigned char c = s[i];
-    size_t len = c < 0x80           ? 1
-                 : (c >> 5) == 0x6  ? 2
-                 : (c >> 4) == 0xE  ? 3
-                 : (c >> 3) == 0x1E ? 4
-                                    : 0;
-    if (len == 0 || (len == 2 && c < 0xC2) || (len == 4 && c > 0xF4) || i + len > n) return i;
-    for (size_t k = 1; k < len; ++k) {
-      if ((s[i + k] & 0xC0) != 0x80) return i;
-    }
-    if (len == 3) {
-      unsigned cp = ((c & 0x0Fu) << 12) | ((s[i + 1] & 0x3Fu) << 6);
-      if (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
-    }
-    if (len == 4) {
-      unsigned cp = ((c & 0x07u) << 18) | ((s[i + 1] & 0x3Fu) << 12);
-      if (cp < 0x10000 || cp > 0x10FFFF) return i;
-    }
-    i += len;
-  }
-  return n;
-}
-
 size_t FirstControlInString(const char* s, size_t n) {
   bool in_string = false;
   for (size_t i = 0; i < n; ++i) {

@@ -18,9 +18,6 @@ const char* TypeName(simdjson::ondemand::json_type type);
 // Why simdjson stopped, in words for a person who has the file in front of them.
 std::string Describe(simdjson::error_code error);
 
-// Offset of the first byte that is not valid UTF-8; n if none.
-size_t FirstInvalidUtf8(const unsigned char* s, size_t n);
-
 // Offset of the first control character inside a string, scanning from a point outside strings;
 // n if none. A backslash escapes the next byte inside strings and out, as simdjson takes it.
 size_t FirstControlInString(const char* s, size_t n);

@@ -4,14 +4,10 @@
 #include <algorithm>
 #include <vector>
 
-#include "analysis/svg_text.h"
+#include "base/utf8_text.h"
 
 namespace nodescope::analysis {
 namespace {
-
-constexpr std::string_view kEllipsis = "\xE2\x80\xA6";  // U+2026
-
-bool IsContinuation(unsigned char c) { return (c & 0xC0) == 0x80; }
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && static_cast<unsigned char>(s.front()) <= ' ') s.remove_prefix(1);
@@ -93,34 +89,10 @@ std::string_view LastComponent(std::string_view s) {
   return start < s.size() ? s.substr(start) : s;
 }
 
-// Byte offset of code point `n` of `s` (s.size() when there are fewer).
-size_t OffsetOfCodePoint(std::string_view s, size_t n) {
-  size_t seen = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (IsContinuation(static_cast<unsigned char>(s[i]))) continue;
-    if (seen++ == n) return i;
-  }
-  return s.size();
-}
-
-// The start of the code point holding byte `i` of `s`.
-size_t CodePointStart(std::string_view s, size_t i) {
-  while (i > 0 && i < s.size() && IsContinuation(static_cast<unsigned char>(s[i]))) --i;
-  return i;
-}
-
 }  // namespace
 
 std::string CappedName(std::string_view name, size_t max_bytes) {
-  if (name.size() <= max_bytes) return std::string(name);
-  if (max_bytes < kEllipsis.size())
-    return std::string(name.substr(0, CodePointStart(name, max_bytes)));
-  const size_t keep = max_bytes - kEllipsis.size();
-  const size_t head = CodePointStart(name, keep / 2);
-  size_t tail = name.size() - (keep - keep / 2);
-  while (tail < name.size() && IsContinuation(static_cast<unsigned char>(name[tail]))) ++tail;
-  return std::string(name.substr(0, head)) + std::string(kEllipsis) +
-         std::string(name.substr(tail));
+  return ShortenMiddleToBytes(name, max_bytes);
 }
 
 namespace {
@@ -202,7 +174,7 @@ std::string ElideTokens(std::string_view id, size_t max_chars) {
       if (score[i] != level) continue;
       kept[i] = false;
       std::string out = render();
-      if (CodePoints(out) <= max_chars) return out;
+      if (DisplayWidth(out) <= max_chars) return out;
     }
   }
   return "";
@@ -266,17 +238,17 @@ std::string DropArguments(std::string_view base, const std::vector<std::string>&
                           size_t max_chars, std::vector<std::string>* kept) {
   *kept = args;
   std::string out = JoinTemplate(base, *kept, false);
-  if (CodePoints(out) <= max_chars) return out;
+  if (DisplayWidth(out) <= max_chars) return out;
   for (size_t i = kept->size(); i-- > 0 && kept->size() > 1;) {
     if (!IsLiteral((*kept)[i])) continue;
     kept->erase(kept->begin() + static_cast<std::ptrdiff_t>(i));
     out = JoinTemplate(base, *kept, true);
-    if (CodePoints(out) <= max_chars) return out;
+    if (DisplayWidth(out) <= max_chars) return out;
   }
   while (kept->size() > 1) {
     kept->pop_back();
     out = JoinTemplate(base, *kept, true);
-    if (CodePoints(out) <= max_chars) return out;
+    if (DisplayWidth(out) <= max_chars) return out;
   }
   return "";
 }
@@ -293,10 +265,10 @@ std::string ShortenTemplate(std::string_view s, size_t max_chars) {
   std::vector<std::string> args;
   for (std::string_view a : raw) args.push_back(ArgumentCore(a));
   std::string out = JoinTemplate(base, args, false);
-  if (CodePoints(out) <= max_chars) return out;
+  if (DisplayWidth(out) <= max_chars) return out;
   // One identifier argument is the kernel's real name (cutlass::Kernel2<cutlass_80_simt_...>).
   if (args.size() == 1 && IsIdentifier(args[0])) {
-    const size_t frame = CodePoints(base) + 2;
+    const size_t frame = DisplayWidth(base) + 2;
     if (max_chars <= frame) return "";
     std::string elided = ElideTokens(args[0], max_chars - frame);
     return elided.empty() ? "" : JoinTemplate(base, {elided}, false);
@@ -314,16 +286,13 @@ std::string ShortenTemplate(std::string_view s, size_t max_chars) {
   }
   // The arguments left stay; the kernel's name gives way, down to 8 code points of it.
   const std::string tail = JoinTemplate("", kept, kept.size() < args.size());
-  const size_t tail_chars = CodePoints(tail);
+  const size_t tail_chars = DisplayWidth(tail);
   if (max_chars < tail_chars + 8) return "";
   const size_t room = max_chars - tail_chars;
   std::string short_base = IsIdentifier(base) ? ElideTokens(base, room) : "";
   if (short_base.empty()) {
-    const size_t n = CodePoints(base);
     const size_t head = (room - 1) * 2 / 3;
-    short_base = std::string(base.substr(0, OffsetOfCodePoint(base, head))) +
-                 std::string(kEllipsis) +
-                 std::string(base.substr(OffsetOfCodePoint(base, n - (room - 1 - head))));
+    short_base = ElideMiddle(base, head, room - 1 - head);
   }
   return short_base + tail;
 }
@@ -339,27 +308,25 @@ std::string ShortKernelName(std::string_view name, size_t max_chars) {
     s = s.substr(0, params);
   }
   std::string shorter(Trim(s));
-  if (CodePoints(shorter) <= max_chars) return shorter;
+  if (DisplayWidth(shorter) <= max_chars) return shorter;
   // Namespaces say least: "at::native::vectorized_elementwise_kernel<...>" -> "vectorized_...".
   shorter = std::string(LastComponent(shorter));
-  if (CodePoints(shorter) <= max_chars) return shorter;
+  if (DisplayWidth(shorter) <= max_chars) return shorter;
   std::string fitted =
       IsIdentifier(shorter) ? ElideTokens(shorter, max_chars) : ShortenTemplate(shorter, max_chars);
   if (!fitted.empty()) return fitted;
   // Nothing that tells instances apart fits: their arguments go ("k<…>"), then the middle.
-  if (CodePoints(shorter) > max_chars) shorter = CollapseTemplateArguments(shorter);
-  size_t n = CodePoints(shorter);
+  if (DisplayWidth(shorter) > max_chars) shorter = CollapseTemplateArguments(shorter);
+  size_t n = DisplayWidth(shorter);
   if (n <= max_chars) return shorter;
   if (max_chars < 3) return shorter.substr(0, OffsetOfCodePoint(shorter, max_chars));
   // Keep more of the head (the kernel's name) than of the tail (its last template argument).
-  size_t head = (max_chars - 1) * 2 / 3;
-  size_t tail = max_chars - 1 - head;
-  return shorter.substr(0, OffsetOfCodePoint(shorter, head)) + std::string(kEllipsis) +
-         shorter.substr(OffsetOfCodePoint(shorter, n - tail));
+  const size_t head = (max_chars - 1) * 2 / 3;
+  return ElideMiddle(shorter, head, max_chars - 1 - head);
 }
 
 std::string FitKernelName(std::string_view name, size_t max_chars) {
-  if (max_chars == 0 || CodePoints(name) <= max_chars) return std::string(name);
+  if (max_chars == 0 || DisplayWidth(name) <= max_chars) return std::string(name);
   return ShortKernelName(name, max_chars);
 }
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "analysis/svg_text.h"
+#include "base/utf8_text.h"
 
 namespace nodescope::analysis {
 namespace {
@@ -34,7 +34,7 @@ TEST(ShortKernelName, ThenNamespacesThenWhatTellsInstancesApart) {
   EXPECT_EQ(ShortKernelName(gelu, 60), "vectorized_elementwise_kernel<GeluCUDAKernelImpl, …>");
   // Then the kernel's own name gives way.
   EXPECT_EQ(ShortKernelName(gelu, 40), "vectorized…<GeluCUDAKernelImpl, …>");
-  EXPECT_EQ(CodePoints(ShortKernelName(gelu, 40)), 34u);
+  EXPECT_EQ(DisplayWidth(ShortKernelName(gelu, 40)), 34u);
   const char* add =
       "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
       "std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)";
@@ -76,8 +76,8 @@ TEST(ShortKernelName, ManyPartsStayFast) {
   args += ">";
   for (const std::string& name : {tokens, args}) {
     const std::string cut = ShortKernelName(name, 40);
-    EXPECT_LE(CodePoints(cut), 40u);
-    EXPECT_GE(CodePoints(cut), 4u);  // "k<…>" at least
+    EXPECT_LE(DisplayWidth(cut), 40u);
+    EXPECT_GE(DisplayWidth(cut), 4u);  // "k<…>" at least
   }
 }
 

@@ -80,13 +80,13 @@ double DrawHeatmapPanel(const Panel& panel, std::string& out) {
   // Labels first: their width sets where the map starts.
   size_t ordinal_chars = 0;
   for (const NodeSeries* node : panel.nodes) {
-    ordinal_chars = std::max(ordinal_chars, CodePoints(NodeOrdinal(*node)));
+    ordinal_chars = std::max(ordinal_chars, DisplayWidth(NodeOrdinal(*node)));
   }
   std::vector<std::string> names;
   size_t label_chars = 0;
   for (const NodeSeries* node : panel.nodes) {
     names.push_back(ShortKernelName(node->name, kLabelChars - ordinal_chars - 1));
-    label_chars = std::max(label_chars, ordinal_chars + 1 + CodePoints(names.back()));
+    label_chars = std::max(label_chars, ordinal_chars + 1 + DisplayWidth(names.back()));
   }
   const double name_x = kLabelLeft + static_cast<double>(ordinal_chars + 1) * kNameCharWidth;
   // Whole pixels, so that cells rendered with crisp edges meet without seams.

@@ -106,7 +106,7 @@ double DrawLegend(const Panel& panel, const TimeUnit& unit, double legend_top, s
     auto fits = static_cast<size_t>((column_width - 28 - 16) / kNameCharWidth);
     std::vector<std::string> names;
     for (size_t i = 0; i < count; ++i) {
-      size_t used = CodePoints(ordinals[i]) + 1 + CodePoints(medians[i]) + 3;
+      size_t used = DisplayWidth(ordinals[i]) + 1 + DisplayWidth(medians[i]) + 3;
       names.push_back(ShortKernelName(panel.nodes[i]->name, fits > used + 12 ? fits - used : 12));
     }
     return names;

@@ -12,8 +12,6 @@ namespace {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 
-bool IsContinuation(unsigned char c) { return (c & 0xC0) == 0x80; }
-
 }  // namespace
 
 void AppendXmlEscaped(std::string_view text, std::string& out) {
@@ -88,12 +86,6 @@ std::string Significant(double v, int digits) {
     if (s.back() == '.') s.pop_back();
   }
   return s;
-}
-
-size_t CodePoints(std::string_view text) {
-  size_t n = 0;
-  for (char c : text) n += IsContinuation(static_cast<unsigned char>(c)) ? 0 : 1;
-  return n;
 }
 
 }  // namespace nodescope::analysis

@@ -19,7 +19,4 @@ std::string Fixed(double v, int decimals);
 // zeros trimmed: Significant(1234.5678, 4) == "1235", Significant(0.0125, 3) == "0.0125".
 std::string Significant(double v, int digits);
 
-// Code points in UTF-8 `text` (bytes that are not continuation bytes).
-size_t CodePoints(std::string_view text);
-
 }  // namespace nodescope::analysis

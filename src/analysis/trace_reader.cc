@@ -34,6 +34,7 @@
 #include "analysis/json_text.h"
 #include "analysis/trace_window.h"
 #include "analysis/window_reader.h"
+#include "base/utf8_text.h"
 
 namespace nodescope::analysis {
 namespace {
@@ -168,7 +169,7 @@ StatusOr<TraceMetadata> ReadWindows(std::string_view name, ByteSource& source,
     if (e == simdjson::UTF8_ERROR || e == simdjson::UNESCAPED_CHARS) {
       const size_t at =
           e == simdjson::UTF8_ERROR
-              ? FirstInvalidUtf8(reinterpret_cast<const unsigned char*>(w.bytes), w.size)
+              ? FirstInvalidUtf8(std::string_view(w.bytes, w.size))
               : FirstControlInString(w.bytes, w.size);
       if (at < w.size) return ErrorAtByte(name, pos + at, Describe(e));
     }
