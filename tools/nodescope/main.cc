@@ -33,9 +33,9 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "nodescope 0.1.0");
   app.require_subcommand(1);
   if (*kNotBuilt != '\0') {
-    app.footer(std::string("Not built in: ") + kNotBuilt + " (" + kNotBuiltReason + ")");
+    app.footer(std::string("Not built in: ") + kNotBuilt + ": " + kNotBuiltReason);
     if (argc > 1 && IsNotBuilt(argv[1])) {
-      std::fprintf(stderr, "nodescope %s: not built in (%s)\n", argv[1], kNotBuiltReason);
+      std::fprintf(stderr, "nodescope %s: not built in: %s\n", argv[1], kNotBuiltReason);
       return nodescope::cli::kUsageError;
     }
   }
