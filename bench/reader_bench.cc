@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/trace_reader.h"
-#include "analysis/trace_window.h"
+#include "analysis/reader/trace_reader.h"
+#include "analysis/reader/trace_window.h"
 #include "export/chrome_trace_writer.h"
 
 namespace nodescope {

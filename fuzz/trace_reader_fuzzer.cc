@@ -12,9 +12,9 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/alias_check.h"
-#include "analysis/node_series.h"
-#include "analysis/trace_reader.h"
+#include "analysis/reader/trace_reader.h"
+#include "analysis/stats/alias_check.h"
+#include "analysis/stats/node_series.h"
 
 namespace nodescope::analysis {
 namespace {

@@ -1,12 +1,10 @@
-// Escaping untrusted text for a terminal; the UTF-8 decoder behind it and the XML escaping.
+// Escaping untrusted text for a terminal.
 #include "base/terminal_text.h"
 
 #include <cstdio>
 
 namespace nodescope {
 namespace {
-
-bool IsContinuation(unsigned char c) { return (c & 0xC0) == 0x80; }
 
 // Code points that reorder or break the text around them when a terminal shows them.
 bool IsLayoutControl(uint32_t cp) {
@@ -24,37 +22,6 @@ void AppendHex(const char* format, unsigned value, std::string& out) {
 }
 
 }  // namespace
-
-size_t Utf8SequenceLength(std::string_view s, size_t i, uint32_t* code_point) {
-  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
-  const unsigned char lead = byte(0);
-  size_t len = 0;
-  uint32_t cp = 0;
-  unsigned char lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    len = 2;
-    cp = lead & 0x1Fu;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    len = 3;
-    cp = lead & 0x0Fu;
-    if (lead == 0xE0) lo = 0xA0;  // overlong
-    if (lead == 0xED) hi = 0x9F;  // surrogates
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    len = 4;
-    cp = lead & 0x07u;
-    if (lead == 0xF0) lo = 0x90;  // overlong
-    if (lead == 0xF4) hi = 0x8F;  // above U+10FFFF
-  } else {
-    return 0;
-  }
-  if (i + len > s.size() || byte(1) < lo || byte(1) > hi) return 0;
-  for (size_t k = 1; k < len; ++k) {
-    if (!IsContinuation(byte(k))) return 0;
-    cp = (cp << 6) | (byte(k) & 0x3Fu);
-  }
-  *code_point = cp;
-  return len;
-}
 
 std::string TerminalText(std::string_view s) {
   std::string out;

@@ -1,5 +1,4 @@
-// Untrusted text (trace bytes, file paths) made safe to print on a terminal, and the one UTF-8
-// decoder the analysis output shares.
+// Untrusted text (trace bytes, file paths) made safe to print on a terminal.
 #pragma once
 
 #include <cstddef>
@@ -7,11 +6,9 @@
 #include <string>
 #include <string_view>
 
-namespace nodescope {
+#include "base/utf8_text.h"
 
-// Length of the well-formed UTF-8 sequence at s[i] (a lead byte >= 0x80) and its code point in
-// `*code_point`, or 0 when ill-formed (overlong, surrogate, above U+10FFFF, cut short).
-size_t Utf8SequenceLength(std::string_view s, size_t i, uint32_t* code_point);
+namespace nodescope {
 
 // `s` as a terminal may show it: nothing in it can move the cursor, change colours, retitle the
 // window or reorder what follows. Escaped as visible ASCII: \n, \t, \r; other C0 controls, DEL

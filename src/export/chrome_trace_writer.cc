@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "attribution/annotations.h"
+#include "base/atomic_file.h"
 #include "export/trace_header.h"
 
 namespace nodescope {
@@ -443,24 +444,15 @@ class Writer {
 Status WriteChromeTrace(const Trace& trace, JsonOutput& out) { return Writer(trace, out).Write(); }
 
 Status WriteChromeTraceFile(const Trace& trace, const std::string& path) {
-  const std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    int err = errno;
-    return ErrnoError("cannot create " + tmp + " (is the directory writable?)", err);
-  }
+  StatusOr<AtomicFile> file = AtomicFile::Create(path);
+  if (!file.ok()) return file.status();
   Status status;
   {
-    FdJsonOutput out(fd);
+    FdJsonOutput out(file->fd());
     status = WriteChromeTrace(trace, out);
   }
-  if (::close(fd) != 0 && status.ok()) status = ErrnoError("close " + tmp, errno);
-  if (status.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    status = ErrnoError("rename " + tmp + " to " + path, err);
-  }
-  if (!status.ok()) ::unlink(tmp.c_str());
-  return status;
+  if (!status.ok()) return status;  // the AtomicFile removes its temporary file
+  return file->Commit();
 }
 
 }  // namespace nodescope

@@ -14,7 +14,7 @@ namespace nodescope {
 // record when that is 0), in microseconds with three decimals, as kineto does.
 Status WriteChromeTrace(const Trace& trace, JsonOutput& out);
 
-// Writes to `path` + ".tmp" and renames it onto `path`, so a reader never sees half a file.
+// Writes through an AtomicFile (base/atomic_file.h): a reader never sees half a file.
 Status WriteChromeTraceFile(const Trace& trace, const std::string& path);
 
 }  // namespace nodescope

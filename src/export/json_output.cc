@@ -6,44 +6,12 @@
 #include <cerrno>
 #include <charconv>
 
+#include "base/utf8_text.h"
+
 namespace nodescope {
 namespace {
 
 __extension__ using Uint128 = unsigned __int128;
-
-// How many bytes of a non-ASCII UTF-8 sequence starting at `p` to consume, and whether they form
-// one valid character (Unicode 15 table 3-7). An invalid sequence consumes its maximal subpart, so
-// each one becomes exactly one U+FFFD, as the Unicode "best practice" for conversion asks.
-size_t Utf8Sequence(const unsigned char* p, const unsigned char* end, bool* valid) {
-  const unsigned char c = p[0];
-  size_t need;
-  unsigned char lo = 0x80, hi = 0xBF;
-  if (c >= 0xC2 && c <= 0xDF) {
-    need = 1;
-  } else if (c == 0xE0) {
-    need = 2, lo = 0xA0;
-  } else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) {
-    need = 2;
-  } else if (c == 0xED) {
-    need = 2, hi = 0x9F;  // no UTF-16 surrogates
-  } else if (c == 0xF0) {
-    need = 3, lo = 0x90;
-  } else if (c >= 0xF1 && c <= 0xF3) {
-    need = 3;
-  } else if (c == 0xF4) {
-    need = 3, hi = 0x8F;  // nothing above U+10FFFF
-  } else {
-    *valid = false;  // stray continuation byte, overlong lead (C0, C1) or F5..FF
-    return 1;
-  }
-  size_t i = 1;
-  for (; i <= need && p + i < end; ++i) {
-    if (p[i] < lo || p[i] > hi) break;
-    lo = 0x80, hi = 0xBF;
-  }
-  *valid = i == need + 1;
-  return i;
-}
 
 // Calls put(data, size) with the escaped form of `s` (without quotes), in pieces.
 template <typename Put>
@@ -64,7 +32,7 @@ void Escape(std::string_view s, Put&& put) {
     }
     if (c >= 0x80) {
       bool valid;
-      size_t n = Utf8Sequence(p, end, &valid);
+      size_t n = Utf8Scan(p, end, &valid);
       if (valid) {
         p += n;
         continue;

@@ -1,5 +1,5 @@
 // `nodescope check`: reads each trace once, then prints the key statistics as a table or JSON.
-#include "check_command.h"
+#include "subcommand.h"
 
 #include <unistd.h>
 
@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "analysis/alias_check.h"
+#include "analysis/reader/trace_reader.h"
+#include "analysis/stats/alias_check.h"
 #include "base/terminal_text.h"
-#include "analysis/trace_reader.h"
 #include "cli_io.h"
 #include "export/json_output.h"
 
@@ -339,9 +339,9 @@ constexpr char kDetails[] =
     "verdict says \"incomplete\", and the exit status is 1, since the check no longer proves\n"
     "the trace clean.";
 
-}  // namespace
-
-void AddCheckCommand(CLI::App& app, int* exit_code) {
+// Adds the subcommand to `app`; when it is chosen, `*exit_code` receives 0 when every trace is
+// clean, 1 when any has aliased or inconsistent keys, 2 when any cannot be read.
+CLI::App* AddCheckCommand(CLI::App& app, int* exit_code) {
   auto opts = std::make_shared<CheckOptions>();
   CLI::App* check = app.add_subcommand(
       "check",
@@ -358,6 +358,11 @@ void AddCheckCommand(CLI::App& app, int* exit_code) {
       ->required()
       ->check(NotEmpty());
   check->callback([opts, exit_code]() { *exit_code = Check(*opts); });
+  return check;
 }
+
+}  // namespace
+
+const SubcommandRegistration kRegistration(/*help_order=*/2, AddCheckCommand);
 
 }  // namespace nodescope::cli

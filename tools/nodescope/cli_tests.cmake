@@ -30,7 +30,7 @@ function(nodescope_cli_test subcommand name)
 endfunction()
 
 # check: the fixtures of src/analysis/testdata.
-if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_analysis)
+if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
   set(data ${PROJECT_SOURCE_DIR}/src/analysis/testdata)
   nodescope_cli_test(check clean EXIT 0 ARGS ${data}/clean.json STDERR "^$"
     STDOUT "occurrences per node +min 3  median 5  max 5\n.*withheld attribution +exec_changed=2\n  dropped records +0\n  verdict +clean\n$")
@@ -62,7 +62,7 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_analysis)
 endif()
 
 
-if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_analysis)
+if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
   set(data ${PROJECT_SOURCE_DIR}/src/analysis/testdata)
   set(sample ${PROJECT_SOURCE_DIR}/src/export/testdata/sample.json)
   nodescope_cli_test(plot sample_svg EXIT 0 ARGS ${sample} OUTPUT sample.svg
@@ -95,7 +95,7 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_analysis)
 endif()
 
 
-if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_analysis)
+if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
   set(data ${PROJECT_SOURCE_DIR}/src/analysis/testdata)
   set(sample ${PROJECT_SOURCE_DIR}/src/export/testdata/sample.json)
   nodescope_cli_test(nodes sample EXIT 0 ARGS ${sample} STDERR "^$"
@@ -143,7 +143,7 @@ endif()
 
 # Hardening of check/nodes/plot output (issue 9): nothing from a trace reaches the terminal or a
 # CSV cell raw; stdout write errors; stdin; empty and negative arguments; inconsistent node ids.
-if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_analysis)
+if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
   set(data ${PROJECT_SOURCE_DIR}/src/analysis/testdata)
   set(hostile ${CMAKE_CURRENT_SOURCE_DIR}/testdata)
   set(sample ${PROJECT_SOURCE_DIR}/src/export/testdata/sample.json)
@@ -196,7 +196,7 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_analysis)
 endif()
 
 # Trace reader (issue 9): every error names its byte, this one too (`\"` outside a string).
-if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_analysis)
+if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
   set(data ${PROJECT_SOURCE_DIR}/src/analysis/testdata)
   nodescope_cli_test(check string_error_byte EXIT 2 ARGS ${data}/escape_outside_string.json
     STDOUT "^$" STDERR "^nodescope check: [^\n]*/escape_outside_string.json: byte 3: a control character \\(a raw tab or newline\\?\\) inside a string\n$")
@@ -217,7 +217,7 @@ endif()
 
 # Bounded analysis memory (issue 9): past its limits (lowered here by hidden test options, so no
 # test needs millions of events) each command says what it left out or estimated.
-if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_analysis)
+if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
   set(data ${PROJECT_SOURCE_DIR}/src/analysis/testdata)
   nodescope_cli_test(check keys_past_limit EXIT 1 ARGS ${data}/clean.json --max-keys 2
     STDERR "^$"

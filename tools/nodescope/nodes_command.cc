@@ -1,5 +1,5 @@
 // `nodescope nodes`: reads one trace (or two with --diff), prints per-node cost as text/CSV/JSON.
-#include "nodes_command.h"
+#include "subcommand.h"
 
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/node_series.h"
-#include "analysis/node_stats.h"
+#include "analysis/stats/node_series.h"
+#include "analysis/stats/node_stats.h"
 #include "base/terminal_text.h"
 #include "cli_io.h"
 #include "nodes_output.h"
@@ -246,9 +246,9 @@ constexpr char kDetails[] =
     "from passes 1 and 2 match position by position, in pass 3 by node ordinal (the name may\n"
     "differ: shown as A -> B). Everything else is listed as only in A or only in B.";
 
-}  // namespace
-
-void AddNodesCommand(CLI::App& app, int* exit_code) {
+// Adds the subcommand to `app`; when it is chosen, `*exit_code` receives 0 on success, 1 when a
+// trace has no graph-keyed work (or not the --graph asked for), 2 when a trace cannot be read.
+CLI::App* AddNodesCommand(CLI::App& app, int* exit_code) {
   auto opts = std::make_shared<NodesOptions>();
   CLI::App* nodes = app.add_subcommand("nodes", kSummary);
   nodes->footer(kDetails);
@@ -282,6 +282,11 @@ void AddNodesCommand(CLI::App& app, int* exit_code) {
     opts->width_set = width->count() > 0;
     *exit_code = Nodes(*opts);
   });
+  return nodes;
 }
+
+}  // namespace
+
+const SubcommandRegistration kRegistration(/*help_order=*/3, AddNodesCommand);
 
 }  // namespace nodescope::cli

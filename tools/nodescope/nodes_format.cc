@@ -1,4 +1,4 @@
-// Text helpers of `nodescope nodes`: safe names, middle shortening, units, CSV fields, a table.
+// Text helpers of `nodescope nodes`: path shortening, units, CSV fields, a table.
 #include "nodes_format.h"
 
 #include <algorithm>
@@ -7,46 +7,9 @@
 #include <utility>
 
 #include "base/terminal_text.h"
+#include "base/utf8_text.h"
 
 namespace nodescope::cli {
-namespace {
-
-constexpr std::string_view kEllipsis = "\u2026";
-
-bool IsContinuation(unsigned char c) { return (c & 0xC0) == 0x80; }
-
-}  // namespace
-
-size_t DisplayWidth(std::string_view s) {
-  return static_cast<size_t>(std::count_if(
-      s.begin(), s.end(), [](char c) { return !IsContinuation(static_cast<unsigned char>(c)); }));
-}
-
-namespace {
-
-// Byte offset of each code point of `s`.
-std::vector<size_t> CodePointStarts(std::string_view s) {
-  std::vector<size_t> starts;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (!IsContinuation(static_cast<unsigned char>(s[i]))) starts.push_back(i);
-  }
-  return starts;
-}
-
-}  // namespace
-
-std::string ShortenMiddle(std::string_view s, size_t width) {
-  const std::vector<size_t> starts = CodePointStarts(s);
-  const size_t n = starts.size();
-  if (width == 0 || n <= width) return std::string(s);
-  const size_t keep = width - 1;
-  const size_t head = (keep + 1) / 2;
-  const size_t tail = keep - head;
-  std::string out(s.substr(0, starts[head]));
-  out += kEllipsis;
-  if (tail > 0) out += s.substr(starts[n - tail]);
-  return out;
-}
 
 std::string ShortenPath(std::string_view s, size_t width) {
   if (width == 0 || DisplayWidth(s) <= width) return std::string(s);
@@ -60,8 +23,7 @@ std::string ShortenPath(std::string_view s, size_t width) {
   if (last_slash == std::string_view::npos) return ShortenMiddle(s, width);
   // Narrower still: the end, where the innermost parts are ("…er.2/mlp").
   if (width == 1) return ellipsis;
-  const std::vector<size_t> starts = CodePointStarts(s);
-  return ellipsis + std::string(s.substr(starts[starts.size() - (width - 1)]));
+  return ellipsis + std::string(s.substr(OffsetOfCodePoint(s, DisplayWidth(s) - (width - 1))));
 }
 
 std::string CsvField(std::string_view s) {

@@ -1,4 +1,4 @@
-// Text helpers of `nodescope nodes`: middle shortening, units, CSV fields, a table.
+// Text helpers of `nodescope nodes`: path shortening, units, CSV fields, a table.
 #pragma once
 
 #include <cstddef>
@@ -6,14 +6,9 @@
 #include <string_view>
 #include <vector>
 
+#include "base/utf8_text.h"  // DisplayWidth, ShortenMiddle
+
 namespace nodescope::cli {
-
-// Code points in UTF-8 `s` (the columns it takes, for the names we print).
-size_t DisplayWidth(std::string_view s);
-
-// `s` (UTF-8) cut to `width` code points by replacing its middle with "…", keeping the head and
-// the tail (kernel names differ at both ends). width 0: unchanged.
-std::string ShortenMiddle(std::string_view s, size_t width);
 
 // A scope path ("model/layer.2/mlp") cut to `width` code points by dropping its outer parts
 // first ("…/layer.2/mlp", keeping at least two parts), then keeping its end ("…er.2/mlp"); a

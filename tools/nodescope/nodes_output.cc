@@ -7,7 +7,7 @@
 #include <optional>
 #include <string_view>
 
-#include "analysis/kernel_name.h"
+#include "analysis/stats/kernel_name.h"
 #include "base/terminal_text.h"
 #include "export/json_output.h"
 #include "nodes_format.h"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/node_stats.h"
+#include "analysis/stats/node_stats.h"
 
 namespace nodescope::cli {
 

@@ -12,19 +12,6 @@
 namespace nodescope::cli {
 namespace {
 
-TEST(NodesFormat, ShortenMiddleKeepsHeadAndTail) {
-  EXPECT_EQ(ShortenMiddle("abcdefghij", 0), "abcdefghij");
-  EXPECT_EQ(ShortenMiddle("abcdefghij", 10), "abcdefghij");
-  EXPECT_EQ(ShortenMiddle("abcdefghij", 5), "ab\xe2\x80\xa6ij");
-  EXPECT_EQ(ShortenMiddle("abcdefghij", 4), "ab\xe2\x80\xa6j");
-  EXPECT_EQ(ShortenMiddle("abcdefghij", 2), "a\xe2\x80\xa6");
-  EXPECT_EQ(ShortenMiddle("abcdefghij", 1), "\xe2\x80\xa6");
-  // Code points, not bytes: five alphas cut to three columns.
-  const std::string alphas = "\xce\xb1\xce\xb1\xce\xb1\xce\xb1\xce\xb2";
-  EXPECT_EQ(ShortenMiddle(alphas, 3), "\xce\xb1\xe2\x80\xa6\xce\xb2");
-  EXPECT_EQ(DisplayWidth(ShortenMiddle(alphas, 3)), 3u);
-}
-
 TEST(NodesFormat, ShortenPathDropsOuterPartsFirst) {
   const std::string p = "model/layer.2/mlp";  // 17 columns
   EXPECT_EQ(ShortenPath(p, 0), p);

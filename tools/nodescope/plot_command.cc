@@ -1,9 +1,7 @@
 // `nodescope plot`: reads a trace's per-node series and writes them as an SVG or HTML picture.
-// The file is written beside its final name and renamed into place: no reader sees half of it.
-#include "plot_command.h"
+// The file is written through an AtomicFile: no reader sees half of it.
+#include "subcommand.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -14,8 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "analysis/node_series.h"
-#include "analysis/plot_svg.h"
+#include "analysis/plot/plot_svg.h"
+#include "analysis/stats/node_series.h"
+#include "base/atomic_file.h"
 #include "base/terminal_text.h"
 #include "cli_io.h"
 
@@ -51,34 +50,6 @@ Format FormatOf(const std::string& path) {
 std::string BaseName(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-// Writes `bytes` to a temporary file beside `path`, then renames it over `path`.
-Status WriteFileAtomically(const std::string& path, const std::string& bytes) {
-  std::string temp = path + ".tmp-XXXXXX";
-  int fd = mkstemp(temp.data());
-  if (fd < 0) return ErrnoError("create a temporary file beside " + path, errno);
-  // mkstemp makes the file 0600; give it the mode a plain open() would.
-  mode_t mask = umask(0);
-  umask(mask);
-  Status status = OkStatus();
-  if (fchmod(fd, 0666 & ~mask) != 0) status = ErrnoError("chmod " + temp, errno);
-  size_t done = 0;
-  while (status.ok() && done < bytes.size()) {
-    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      status = ErrnoError("write " + temp, errno);
-    } else {
-      done += static_cast<size_t>(n);
-    }
-  }
-  if (close(fd) != 0 && status.ok()) status = ErrnoError("close " + temp, errno);
-  if (status.ok() && rename(temp.c_str(), path.c_str()) != 0) {
-    status = ErrnoError("rename " + temp + " to " + path, errno);
-  }
-  if (!status.ok()) unlink(temp.c_str());
-  return status;
 }
 
 int Plot(const PlotCommandOptions& opts) {
@@ -131,13 +102,13 @@ int Plot(const PlotCommandOptions& opts) {
     PrintError("plot", written.message());
     return kUnusable;
   }
-  return WriteStdout("plot", "wrote " + TerminalText(opts.output) + "\n") ? kWritten
-                                                                                    : kUnusable;
+  return WriteStdout("plot", "wrote " + TerminalText(opts.output) + "\n") ? kWritten : kUnusable;
 }
 
-}  // namespace
-
-void AddPlotCommand(CLI::App& app, int* exit_code) {
+// Adds the subcommand to `app`; when it is chosen, `*exit_code` receives 0 when the picture was
+// written, 1 when there is nothing to draw (no graph keys, an unknown --graph or --node), 2 when
+// the trace cannot be read, the output name is not .svg/.html, or the output cannot be written.
+CLI::App* AddPlotCommand(CLI::App& app, int* exit_code) {
   auto opts = std::make_shared<PlotCommandOptions>();
   CLI::App* plot = app.add_subcommand(
       "plot",
@@ -170,6 +141,11 @@ void AddPlotCommand(CLI::App& app, int* exit_code) {
       ->group("")
       ->check(CLI::PositiveNumber);
   plot->callback([opts, exit_code]() { *exit_code = Plot(*opts); });
+  return plot;
 }
+
+}  // namespace
+
+const SubcommandRegistration kRegistration(/*help_order=*/4, AddPlotCommand);
 
 }  // namespace nodescope::cli

@@ -1,5 +1,5 @@
 // `nodescope run`: checks, launch under the vendor's injection, and the summary.
-#include "run_command.h"
+#include "subcommand.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -22,6 +22,10 @@
 
 namespace nodescope::cli {
 namespace {
+
+// The exit status of `run`'s own failures, usage errors included (the program's statuses pass
+// through, so run cannot use 2 as the other subcommands do): 125, as env(1) and timeout(1).
+constexpr int kRunUsageError = 125;
 
 // Exit statuses of nodescope itself, as timeout(1) and env(1) use them.
 constexpr int kToolFailed = kRunUsageError;
@@ -153,8 +157,6 @@ int Run(const RunOptions& opts) {
   return result->exit_status;
 }
 
-}  // namespace
-
 CLI::App* AddRunCommand(CLI::App& app, int* exit_code) {
   auto opts = std::make_shared<RunOptions>();
   CLI::App* run = app.add_subcommand(
@@ -168,5 +170,9 @@ CLI::App* AddRunCommand(CLI::App& app, int* exit_code) {
   run->callback([opts, exit_code]() { *exit_code = Run(*opts); });
   return run;
 }
+
+}  // namespace
+
+const SubcommandRegistration kRegistration(/*help_order=*/1, AddRunCommand, kRunUsageError);
 
 }  // namespace nodescope::cli

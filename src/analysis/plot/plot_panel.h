@@ -1,0 +1,54 @@
+// Internal to the plots: one graph's panel (its nodes, its place) and the two ways to draw it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/plot/plot_scale.h"
+#include "analysis/stats/node_series.h"
+
+namespace nodescope::analysis::plot {
+
+// Text sizes shared by the panels; names are set in a monospace font of `kNameFont` pixels, so
+// that their width is known without font metrics.
+inline constexpr double kNameFont = 11;
+inline constexpr double kNameCharWidth = 0.6 * kNameFont;
+
+struct Panel {
+  uint64_t graph_id = 0;
+  std::vector<const NodeSeries*> nodes;  // in node-id order
+  size_t graph_nodes = 0;                // nodes of the graph before --node selection
+  size_t replays = 0;                    // most occurrences of any node: the x axis is 1..replays
+  size_t min_replays = 0;                // fewest occurrences of any node
+  size_t index = 0;                      // position in the document (unique ids)
+  double width = 960;
+  double top = 0;  // y of the panel's top edge
+};
+
+// "#3": a node's ordinal in its graph (the low 32 bits of a nodescope node id), or its whole id
+// when the id does not embed the graph id.
+std::string NodeOrdinal(const NodeSeries& node);
+// The title line: "Graph 5 · 8 nodes · 200 replays" with `detail` appended in grey.
+std::string PanelTitle(const Panel& panel, const std::string& detail);
+// The largest duration of any occurrence in the panel, in microseconds.
+double MaxDurationUs(const Panel& panel);
+// The x of replay `replay` (1-based; fractions allowed) on an axis from `left` to `right`: at the
+// ends for a line chart, at the centre of its column for a heat map (`columns`).
+double ReplayX(double replay, size_t replays, double left, double right, bool columns);
+// The x axis below `bottom`: ticks and labels at nice replay numbers, and the axis label.
+std::string ReplayAxis(size_t replays, double bottom, double left, double right, bool columns);
+// " (columns: means of ~5 replays)"-style note when replays are bucketed, else "".
+std::string BucketNote(size_t replays, size_t buckets, const char* what);
+
+// Appends the panel's SVG to `out` and returns its height.
+double DrawLinePanel(const Panel& panel, std::string& out);
+double DrawHeatmapPanel(const Panel& panel, std::string& out);
+
+// A minimal HTML page around an <svg> element (without XML declaration), with an inline script
+// for tooltips: no network, no external files.
+std::string WrapHtml(std::string_view svg, std::string_view title);
+
+}  // namespace nodescope::analysis::plot

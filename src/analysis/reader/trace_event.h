@@ -1,0 +1,62 @@
+// What the trace reader hands out: one event of "traceEvents", the trace's metadata, and the
+// visitor type. Shared by the reader's front (trace_reader.h) and its window parser
+// (window_reader.h), which depends on these types alone.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+
+namespace nodescope::analysis {
+
+// "pid" / "tid": kineto writes numbers, torch.profiler also writes strings ("Spans", "Traces").
+struct TraceId {
+  enum class Kind : uint8_t { kAbsent, kNumber, kString };
+  Kind kind = Kind::kAbsent;
+  int64_t number = 0;     // when kNumber (an unsigned value above INT64_MAX keeps its bits)
+  std::string_view text;  // when kString
+};
+
+// One element of "traceEvents". Every key is optional; absent strings are empty. The string_views
+// point into the reader's buffers and are valid only during the visitor call.
+struct TraceEvent {
+  // The trace as messages name it ("PATH", or "PATH (inflated)" when offsets count the bytes of
+  // a decompressed trace), for a visitor's own "SOURCE: byte OFFSET: ..." errors.
+  std::string_view source;
+  uint64_t offset = 0;  // byte offset of the event's '{' in the file
+  std::string_view ph;
+  std::string_view cat;
+  std::string_view name;
+  TraceId pid;
+  TraceId tid;
+  std::optional<double> ts_us;
+  std::optional<double> dur_us;
+  // From "args".
+  std::optional<uint64_t> graph_id;
+  std::optional<uint64_t> graph_node_id;
+  std::optional<int64_t> correlation;
+  std::optional<int64_t> external_id;
+  std::optional<std::string_view> scope;
+};
+
+// What the reader keeps of the top-level "nodescope" object; the rest of it stays opaque.
+struct TraceMetadata {
+  bool has_nodescope = false;  // the trace has a "nodescope" object (written by nodescope)
+  // "nodescope"."attribution"."withheld": reason -> count, in file order.
+  std::vector<std::pair<std::string, uint64_t>> withheld;
+  // "nodescope"."dropped_records"."total".
+  std::optional<uint64_t> dropped_total;
+  uint64_t events = 0;  // elements of "traceEvents" handed to the visitor
+};
+
+// Called once per event, in file order. A non-OK status stops reading and is returned as is.
+// When the trace is bad further on, events before the bad byte may have been visited already.
+using TraceEventVisitor = std::function<Status(const TraceEvent&)>;
+
+}  // namespace nodescope::analysis

@@ -1,0 +1,373 @@
+// Per-node and per-graph cost across replays, and the node-by-node comparison of two traces.
+#include "analysis/stats/node_stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <utility>
+
+namespace nodescope::analysis {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+double AsDouble(size_t n) { return static_cast<double>(n); }
+
+double MeanOf(const std::vector<double>& v, size_t begin, size_t end) {
+  double sum = 0;
+  for (size_t i = begin; i < end; ++i) sum += v[i];
+  return sum / AsDouble(end - begin);
+}
+
+NodeStats ComputeNode(const NodeSeries& s) {
+  NodeStats n;
+  n.graph_id = s.graph_id;
+  n.node_id = s.node_id;
+  n.name = s.name;
+  n.cat = s.cat;
+  n.scope = s.scope;
+  n.drift = kNaN;
+  std::vector<double> durations;
+  durations.reserve(s.occurrences.size());
+  for (const NodeOccurrence& o : s.occurrences) durations.push_back(o.dur_us);
+  const size_t count = durations.size();
+  n.replays = s.sampled() ? s.count() : count;
+  n.samples = count;
+  n.min_us = s.durations.min;
+  if (s.sampled()) {
+    // Exact over every occurrence, from the streaming figures.
+    n.total_us = s.durations.sum;
+    n.mean_us = n.total_us / AsDouble(s.count());
+    n.stddev_us = s.durations.PopulationStddev();
+    n.max_us = s.durations.max;
+    n.p50_us = n.p95_us = n.p99_us = kNaN;
+    if (count == 0) return n;
+  } else {
+    if (count == 0) return n;
+    for (double d : durations) n.total_us += d;
+    n.mean_us = n.total_us / AsDouble(count);
+    double squares = 0;
+    for (double d : durations) squares += (d - n.mean_us) * (d - n.mean_us);
+    n.stddev_us = std::sqrt(squares / AsDouble(count));
+  }
+  if (count >= 10) {
+    // Occurrences are sorted by start, so these are the first and the last replays in time.
+    const size_t k = (count + 9) / 10;
+    double first = MeanOf(durations, 0, k);
+    double last = MeanOf(durations, count - k, count);
+    if (first > 0) n.drift = last / first - 1;
+  }
+  std::sort(durations.begin(), durations.end());
+  n.p50_us = NearestRankPercentile(durations, 50);
+  n.p95_us = NearestRankPercentile(durations, 95);
+  n.p99_us = NearestRankPercentile(durations, 99);
+  if (!s.sampled()) n.max_us = durations.back();
+  return n;
+}
+
+struct ReplayPoint {
+  int64_t correlation;
+  double start;
+  double end;
+  double dur;
+};
+
+// Fills the per-replay figures of `g` from the occurrences of nodes [begin, end).
+void ComputeReplays(const std::vector<NodeSeries>& nodes, size_t begin, size_t end, GraphStats& g) {
+  std::vector<ReplayPoint> points;
+  for (size_t i = begin; i < end; ++i) {
+    for (const NodeOccurrence& o : nodes[i].occurrences) {
+      points.push_back({o.correlation, o.start_us, o.start_us + o.dur_us, o.dur_us});
+    }
+  }
+  std::sort(points.begin(), points.end(), [](const ReplayPoint& x, const ReplayPoint& y) {
+    if (x.correlation != y.correlation) return x.correlation < y.correlation;
+    return x.start != y.start ? x.start < y.start : x.end < y.end;
+  });
+  std::vector<double> gpu, span, idle;
+  double gaps = 0;
+  double first_start = std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < points.size();) {
+    const double replay_start = points[i].start;
+    double latest_end = replay_start;
+    double gpu_time = 0;
+    double idle_time = 0;
+    size_t j = i;
+    for (; j < points.size() && points[j].correlation == points[i].correlation; ++j) {
+      const ReplayPoint& p = points[j];
+      if (p.start > latest_end) {
+        idle_time += p.start - latest_end;
+        gaps += 1;
+      }
+      latest_end = std::max(latest_end, p.end);
+      gpu_time += p.dur;
+    }
+    gpu.push_back(gpu_time);
+    span.push_back(latest_end - replay_start);
+    idle.push_back(idle_time);
+    if (replay_start < first_start) {
+      first_start = replay_start;
+      g.first_replay_gpu_us = gpu_time;
+    }
+    i = j;
+  }
+  g.replays = gpu.size();
+  if (gpu.empty()) return;
+  const double replays = AsDouble(gpu.size());
+  g.gaps_mean = gaps / replays;
+  g.idle_mean_us = MeanOf(idle, 0, idle.size());
+  for (std::vector<double>* v : {&gpu, &span, &idle}) std::sort(v->begin(), v->end());
+  g.gpu_p50_us = NearestRankPercentile(gpu, 50);
+  g.gpu_p99_us = NearestRankPercentile(gpu, 99);
+  g.span_p50_us = NearestRankPercentile(span, 50);
+  g.span_p99_us = NearestRankPercentile(span, 99);
+  g.idle_p99_us = NearestRankPercentile(idle, 99);
+  g.first_replay_outlier = g.gpu_p50_us > 0 ? g.first_replay_gpu_us / g.gpu_p50_us : kNaN;
+}
+
+bool ByTotalDescending(const NodeStats& x, const NodeStats& y) {
+  return x.total_us != y.total_us ? x.total_us > y.total_us : x.node_id < y.node_id;
+}
+
+GraphStats ComputeGraph(const GraphNodes& trace, size_t begin, size_t end) {
+  const std::vector<NodeSeries>& nodes = trace.nodes;
+  GraphStats g;
+  g.strings = trace.strings;
+  g.graph_id = nodes[begin].graph_id;
+  g.node_count = end - begin;
+  for (size_t i = begin; i < end; ++i) {
+    if ((nodes[i].node_id >> 32) != g.graph_id) ++g.mismatched_nodes;
+    g.sampled = g.sampled || nodes[i].sampled();
+    g.sample_level = std::max<unsigned>(g.sample_level, nodes[i].sample_level);
+  }
+  g.nodes.reserve(end - begin);
+  for (size_t i = begin; i < end; ++i) {
+    g.nodes.push_back(ComputeNode(nodes[i]));
+    g.gpu_total_us += g.nodes.back().total_us;
+  }
+  for (NodeStats& n : g.nodes) n.share = g.gpu_total_us > 0 ? n.total_us / g.gpu_total_us : kNaN;
+  std::sort(g.nodes.begin(), g.nodes.end(), ByTotalDescending);
+  ComputeReplays(nodes, begin, end, g);
+  g.replays_held = g.replays;
+  if (g.sampled) {
+    g.replays =
+        g.sample_level >= 64
+            ? UINT64_MAX
+            : static_cast<uint64_t>(std::ldexp(static_cast<double>(g.replays), g.sample_level));
+  }
+  return g;
+}
+
+// ---- Comparison.
+
+uint64_t Ordinal(uint64_t node_id) { return node_id & 0xFFFFFFFFu; }
+
+using Sequence = std::vector<const NodeStats*>;
+
+Sequence InOrdinalOrder(const GraphStats& g) {
+  Sequence s;
+  for (const NodeStats& n : g.nodes) s.push_back(&n);
+  std::sort(s.begin(), s.end(), [](const NodeStats* x, const NodeStats* y) {
+    return Ordinal(x->node_id) != Ordinal(y->node_id) ? Ordinal(x->node_id) < Ordinal(y->node_id)
+                                                      : x->node_id < y->node_id;
+  });
+  return s;
+}
+
+bool SameNames(const Sequence& x, const Sequence& y) {
+  return std::equal(x.begin(), x.end(), y.begin(), y.end(),
+                    [](const NodeStats* p, const NodeStats* q) { return p->name == q->name; });
+}
+
+NodeSide Side(const NodeStats& n) {
+  return NodeSide{n.graph_id, n.node_id, n.name, n.replays, n.mean_us, n.total_us};
+}
+
+NodeDiff Matched(const NodeStats& a, const NodeStats& b) {
+  NodeDiff d;
+  d.a = Side(a);
+  d.b = Side(b);
+  d.delta_us = b.mean_us - a.mean_us;
+  d.delta_fraction = a.mean_us > 0 ? d.delta_us / a.mean_us : kNaN;
+  return d;
+}
+
+NodeDiff OnlyIn(const NodeStats& n, bool in_a) {
+  NodeDiff d;
+  (in_a ? d.a : d.b) = Side(n);
+  d.delta_us = kNaN;
+  d.delta_fraction = kNaN;
+  return d;
+}
+
+// Orders and cuts the three groups of `nodes` (matched, only in A, only in B).
+void Arrange(std::vector<NodeDiff>& nodes, size_t top) {
+  auto group = [](const NodeDiff& d) { return d.a && d.b ? 0 : d.a ? 1 : 2; };
+  auto key_id = [](const NodeDiff& d) { return d.a ? d.a->node_id : d.b->node_id; };
+  std::sort(nodes.begin(), nodes.end(), [&](const NodeDiff& x, const NodeDiff& y) {
+    if (group(x) != group(y)) return group(x) < group(y);
+    double kx = group(x) == 0 ? std::fabs(x.delta_us) : x.a ? x.a->total_us : x.b->total_us;
+    double ky = group(y) == 0 ? std::fabs(y.delta_us) : y.a ? y.a->total_us : y.b->total_us;
+    return kx != ky ? kx > ky : key_id(x) < key_id(y);
+  });
+  if (top == 0) return;
+  std::vector<NodeDiff> kept;
+  size_t in_group[3] = {0, 0, 0};
+  for (NodeDiff& d : nodes) {
+    if (in_group[group(d)]++ < top) kept.push_back(std::move(d));
+  }
+  nodes = std::move(kept);
+}
+
+GraphDiff DiffPair(const GraphStats* a, const Sequence* seq_a, const GraphStats* b,
+                   const Sequence* seq_b, GraphMatch match, size_t top) {
+  GraphDiff d;
+  d.match = match;
+  if (a != nullptr) d.strings_a = a->strings;
+  if (b != nullptr) d.strings_b = b->strings;
+  if (a != nullptr) {
+    d.graph_a = a->graph_id;
+    d.replays_a = a->replays;
+    d.gpu_p50_a_us = a->gpu_p50_us;
+    d.node_count_a = a->node_count;
+  }
+  if (b != nullptr) {
+    d.graph_b = b->graph_id;
+    d.replays_b = b->replays;
+    d.gpu_p50_b_us = b->gpu_p50_us;
+    d.node_count_b = b->node_count;
+  }
+  if (a == nullptr || b == nullptr) {
+    for (const NodeStats& n : (a != nullptr ? a : b)->nodes)
+      d.nodes.push_back(OnlyIn(n, a != nullptr));
+  } else if (match != GraphMatch::kSameIdOtherNodes) {
+    for (size_t k = 0; k < seq_a->size(); ++k)
+      d.nodes.push_back(Matched(*(*seq_a)[k], *(*seq_b)[k]));
+  } else {
+    size_t i = 0, j = 0;
+    while (i < seq_a->size() || j < seq_b->size()) {
+      if (j == seq_b->size() ||
+          (i < seq_a->size() && Ordinal((*seq_a)[i]->node_id) < Ordinal((*seq_b)[j]->node_id))) {
+        d.nodes.push_back(OnlyIn(*(*seq_a)[i++], true));
+      } else if (i == seq_a->size() ||
+                 Ordinal((*seq_b)[j]->node_id) < Ordinal((*seq_a)[i]->node_id)) {
+        d.nodes.push_back(OnlyIn(*(*seq_b)[j++], false));
+      } else {
+        d.nodes.push_back(Matched(*(*seq_a)[i++], *(*seq_b)[j++]));
+      }
+    }
+  }
+  d.matched = static_cast<size_t>(
+      std::count_if(d.nodes.begin(), d.nodes.end(), [](const NodeDiff& n) { return n.a && n.b; }));
+  Arrange(d.nodes, top);
+  return d;
+}
+
+}  // namespace
+
+double NearestRankPercentile(const std::vector<double>& sorted, unsigned percent) {
+  if (sorted.empty()) return kNaN;
+  const uint64_t n = sorted.size();
+  uint64_t rank = (uint64_t{percent} * n + 99) / 100;  // ceil(percent * n / 100), exact
+  rank = std::clamp<uint64_t>(rank, 1, n);
+  return sorted[rank - 1];
+}
+
+const char* GraphMatchName(GraphMatch match) {
+  switch (match) {
+    case GraphMatch::kSameIdSameNodes:
+      return "same_id";
+    case GraphMatch::kSameNodes:
+      return "same_nodes";
+    case GraphMatch::kSameIdOtherNodes:
+      return "same_id_other_nodes";
+    case GraphMatch::kOnlyA:
+      return "only_a";
+    case GraphMatch::kOnlyB:
+      return "only_b";
+  }
+  return "?";
+}
+
+void ForEachGraphStats(const GraphNodes& trace, const NodeStatsOptions& options,
+                       const std::function<bool(GraphStats&&)>& visit) {
+  const std::vector<NodeSeries>& nodes = trace.nodes;  // sorted by (graph id, node id)
+  for (size_t begin = 0; begin < nodes.size();) {
+    size_t end = begin;
+    while (end < nodes.size() && nodes[end].graph_id == nodes[begin].graph_id) ++end;
+    if (!options.graph_id || *options.graph_id == nodes[begin].graph_id) {
+      GraphStats g = ComputeGraph(trace, begin, end);
+      if (options.top > 0 && g.nodes.size() > options.top) g.nodes.resize(options.top);
+      if (!visit(std::move(g))) return;
+    }
+    begin = end;
+  }
+}
+
+std::vector<GraphStats> ComputeNodeStats(const GraphNodes& trace, const NodeStatsOptions& options) {
+  std::vector<GraphStats> out;
+  ForEachGraphStats(trace, options, [&out](GraphStats&& g) {
+    out.push_back(std::move(g));
+    return true;
+  });
+  return out;
+}
+
+std::vector<GraphDiff> DiffNodeStats(const std::vector<GraphStats>& a,
+                                     const std::vector<GraphStats>& b,
+                                     const NodeStatsOptions& options) {
+  std::vector<Sequence> seq_a, seq_b;
+  for (const GraphStats& g : a) seq_a.push_back(InOrdinalOrder(g));
+  for (const GraphStats& g : b) seq_b.push_back(InOrdinalOrder(g));
+  std::map<uint64_t, size_t> b_by_id;
+  for (size_t j = 0; j < b.size(); ++j) b_by_id.emplace(b[j].graph_id, j);
+
+  constexpr size_t kNone = static_cast<size_t>(-1);
+  std::vector<std::pair<size_t, GraphMatch>> pair_of_a(a.size(), {kNone, GraphMatch::kOnlyA});
+  std::vector<bool> b_paired(b.size(), false);
+  auto pair = [&](size_t i, size_t j, GraphMatch m) {
+    pair_of_a[i] = {j, m};
+    b_paired[j] = true;
+  };
+  auto same_id = [&](size_t i) {
+    auto it = b_by_id.find(a[i].graph_id);
+    return it != b_by_id.end() && !b_paired[it->second] ? it->second : kNone;
+  };
+  for (size_t i = 0; i < a.size(); ++i) {  // 1. same id, same node sequence
+    size_t j = same_id(i);
+    if (j != kNone && SameNames(seq_a[i], seq_b[j])) pair(i, j, GraphMatch::kSameIdSameNodes);
+  }
+  for (size_t i = 0; i < a.size(); ++i) {  // 2. same node sequence
+    for (size_t j = 0; j < b.size() && pair_of_a[i].first == kNone; ++j) {
+      if (!b_paired[j] && SameNames(seq_a[i], seq_b[j])) pair(i, j, GraphMatch::kSameNodes);
+    }
+  }
+  for (size_t i = 0; i < a.size(); ++i) {  // 3. same id
+    size_t j = pair_of_a[i].first == kNone ? same_id(i) : kNone;
+    if (j != kNone) pair(i, j, GraphMatch::kSameIdOtherNodes);
+  }
+
+  auto wanted = [&](std::optional<uint64_t> id_a, std::optional<uint64_t> id_b) {
+    return !options.graph_id || id_a == options.graph_id || id_b == options.graph_id;
+  };
+  std::vector<GraphDiff> out;
+  for (size_t i = 0; i < a.size(); ++i) {
+    auto [j, match] = pair_of_a[i];
+    if (j == kNone) {
+      if (wanted(a[i].graph_id, std::nullopt)) {
+        out.push_back(DiffPair(&a[i], &seq_a[i], nullptr, nullptr, match, options.top));
+      }
+    } else if (wanted(a[i].graph_id, b[j].graph_id)) {
+      out.push_back(DiffPair(&a[i], &seq_a[i], &b[j], &seq_b[j], match, options.top));
+    }
+  }
+  for (size_t j = 0; j < b.size(); ++j) {
+    if (!b_paired[j] && wanted(std::nullopt, b[j].graph_id)) {
+      out.push_back(DiffPair(nullptr, nullptr, &b[j], &seq_b[j], GraphMatch::kOnlyB, options.top));
+    }
+  }
+  return out;
+}
+
+}  // namespace nodescope::analysis
