@@ -1,6 +1,7 @@
 // nodescope: the command-line entry point. Subcommands live in their own files.
 #include <CLI/CLI.hpp>
 
+#include "base/version.h"
 #include "check_command.h"
 #include "nodes_command.h"
 #include "plot_command.h"
@@ -8,7 +9,7 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"nodescope: a GPU tracer that names every graph node across replays"};
-  app.set_version_flag("--version", "nodescope 0.1.0");
+  app.set_version_flag("--version", "nodescope " NODESCOPE_VERSION_STRING);
   app.require_subcommand(1);
   int exit_code = 0;
   CLI::App* run = nodescope::cli::AddRunCommand(app, &exit_code);
