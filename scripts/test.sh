@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The test command: builds nodescope with warnings as errors and runs every test (GPU tests skip
 # cleanly without a GPU), then the unit tests again under AddressSanitizer +
-# UndefinedBehaviorSanitizer, then builds the library and CLI in Release as users do, then the
-# trace reader's fuzzer for a minute (scripts/fuzz.sh; NODESCOPE_FUZZ_SECONDS changes how long).
+# UndefinedBehaviorSanitizer, then the concurrent parts' tests under ThreadSanitizer, then builds
+# the library and CLI in Release as users do, then the trace reader's fuzzer for a minute
+# (scripts/fuzz.sh; NODESCOPE_FUZZ_SECONDS changes how long).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -11,6 +12,11 @@ scripts/build.sh build -DNODESCOPE_WERROR=ON
 (cd build && ctest --output-on-failure -j "$(nproc)")
 scripts/build.sh build-asan -DNODESCOPE_WERROR=ON -DNODESCOPE_SANITIZE=ON -DNODESCOPE_BUILD_BENCH=OFF
 (cd build-asan && ctest --output-on-failure -j "$(nproc)" -L unit)
+# ThreadSanitizer over the tests labelled `concurrent` (range recorder, attributors, capture
+# scopes, CUPTI buffer pool): only those targets are built (the target concurrent_tests).
+scripts/build.sh build-tsan -DNODESCOPE_WERROR=ON -DNODESCOPE_TSAN=ON -DNODESCOPE_BUILD_BENCH=OFF \
+  --target concurrent_tests
+(cd build-tsan && ctest --output-on-failure -j "$(nproc)" -L concurrent --no-tests=error)
 # A Release build of the library and the CLI as users build them: -O3 and the default options,
 # so warnings are not fatal (g++ 12 warns falsely there, -Wrestrict); then a smoke run of it.
 scripts/build.sh build-release -DCMAKE_BUILD_TYPE=Release -DNODESCOPE_BUILD_TESTS=OFF \

@@ -58,11 +58,9 @@ VENDOR_HEADERS = [
 ALLOWED_INCLUDES = []
 
 MAX_LINES = 500
-# Files over MAX_LINES today, with the line count they may not grow past. Issue 10 splits each.
-ALLOWED_SIZES = {
-    # Buffer pool, callback plumbing, graph callbacks, start/stop, environment: split along those.
-    "src/backends/cupti/cupti_tracer.cc": 510,
-}
+# Files over MAX_LINES today, with the line count they may not grow past. None today: the last
+# one, cupti_tracer.cc, lost its buffer pool to buffer_pool.cc (issue 10).
+ALLOWED_SIZES = {}
 
 SOURCE_SUFFIXES = (".h", ".hpp", ".hh", ".c", ".cc", ".cpp", ".cu", ".cuh")
 SCANNED_ROOTS = ("src", "tools", "include")

@@ -1,8 +1,13 @@
 // Tests of capture-time scopes: instantiate, several execs of one graph, graph clones, exec
-// update with work in flight, and nodes added outside any range.
+// update with work in flight, nodes added outside any range, and application threads recording
+// while the decoding thread drains and looks up.
 #include "attribution/capture_scopes.h"
 
 #include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
 
 namespace nodescope {
 namespace {
@@ -64,6 +69,38 @@ TEST(CaptureScopeTable, UpdateToAnUnscopedGraphClearsTheScope) {
   t.Drain();
   EXPECT_EQ(t.Lookup(Key(6, 0), 20), 7u);
   EXPECT_EQ(t.Lookup(Key(6, 0), 60), 0u);
+}
+
+// Graph building on several application threads while the decoding thread drains and looks up
+// (as CUPTI's buffer thread does): every scope arrives, none is mixed up with another thread's.
+TEST(CaptureScopeTable, ApplicationThreadsWhileTheDecoderDrains) {
+  constexpr uint32_t kThreads = 4;
+  constexpr uint32_t kNodes = 300;
+  CaptureScopeTable t;
+  std::atomic<uint32_t> running{kThreads};
+  std::vector<std::thread> threads;
+  for (uint32_t th = 0; th < kThreads; ++th) {
+    threads.emplace_back([&t, &running, th] {
+      const uint32_t exec = th + 1;
+      for (uint32_t i = 0; i < kNodes; ++i) {
+        const uint64_t node = uint64_t{exec} * 1000 + i;
+        t.OnTemplateNode(node, exec * 100000 + i + 1);
+        t.OnExecNode(Key(exec, i), node, 1);
+      }
+      running.fetch_sub(1, std::memory_order_release);
+    });
+  }
+  while (running.load(std::memory_order_acquire) > 0) {  // the decoder, meanwhile
+    t.Drain();
+    for (uint32_t exec = 1; exec <= kThreads; ++exec) (void)t.Lookup(Key(exec, 0), 5);
+  }
+  for (auto& th : threads) th.join();
+  t.Drain();
+  for (uint32_t exec = 1; exec <= kThreads; ++exec) {
+    for (uint32_t i = 0; i < kNodes; ++i) {
+      ASSERT_EQ(t.Lookup(Key(exec, i), 5), exec * 100000 + i + 1) << exec << " " << i;
+    }
+  }
 }
 
 }  // namespace

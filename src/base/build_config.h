@@ -1,13 +1,13 @@
-// Build flags that fail closed: NODESCOPE_BUILDFLAG(HAS_CUPTI) is a compile error when misspelt.
+// Build flags that fail closed: `#if NODESCOPE_BUILDFLAG(HAVE_ZLIB)`. A misspelt or unknown flag
+// does not expand to a function-like macro, so the #if is a compile error, not a silent 0; the
+// values come from CMake (src/base/build_flags.h.in). Bare `#if NAME` is caught by -Wundef.
+//   HAS_CUPTI      the CUPTI backend is built (CUDA toolkit found)
+//   HAVE_ZLIB      gzip-compressed traces can be read
+//   HAVE_SIMDJSON  the trace reader and the trace validity checks are built
 #pragma once
+
+#include "base/build_flags.h"
 
 #define NODESCOPE_BUILDFLAG_CAT_INDIRECT(a, b) a##b
 #define NODESCOPE_BUILDFLAG_CAT(a, b) NODESCOPE_BUILDFLAG_CAT_INDIRECT(a, b)
-// Each flag is a function-like macro returning 0 or 1; an unknown name does not expand.
 #define NODESCOPE_BUILDFLAG(flag) (NODESCOPE_BUILDFLAG_CAT(NODESCOPE_BUILDFLAG_DEFINE_, flag)())
-
-#if defined(NODESCOPE_CONFIG_HAS_CUPTI) && NODESCOPE_CONFIG_HAS_CUPTI
-#define NODESCOPE_BUILDFLAG_DEFINE_HAS_CUPTI() 1
-#else
-#define NODESCOPE_BUILDFLAG_DEFINE_HAS_CUPTI() 0
-#endif

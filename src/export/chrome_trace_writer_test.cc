@@ -17,7 +17,8 @@
 #include <vector>
 
 #include "attribution/annotations.h"
-#if NODESCOPE_HAVE_TRACE_VALIDITY
+#include "base/build_config.h"
+#if NODESCOPE_BUILDFLAG(HAVE_SIMDJSON)
 #include "export/trace_validity.h"
 #endif
 
@@ -234,7 +235,7 @@ std::string Write(const Trace& t) {
   StringJsonOutput out;
   Status s = WriteChromeTrace(t, out);
   EXPECT_TRUE(s.ok()) << s.ToString();
-#if NODESCOPE_HAVE_TRACE_VALIDITY
+#if NODESCOPE_BUILDFLAG(HAVE_SIMDJSON)
   s = CheckTraceForViewers(out.str());
   EXPECT_TRUE(s.ok()) << s.ToString();
 #endif
@@ -243,7 +244,7 @@ std::string Write(const Trace& t) {
 
 // Device spans nest strictly around what they contain, as parsed back.
 void ExpectNested(const std::string& json) {
-#if NODESCOPE_HAVE_TRACE_VALIDITY
+#if NODESCOPE_BUILDFLAG(HAVE_SIMDJSON)
   Status s = CheckDeviceSpanNesting(json);
   EXPECT_TRUE(s.ok()) << s.ToString();
 #else
@@ -597,7 +598,7 @@ bool HavePython() { return std::system("command -v python3 >/dev/null 2>&1") == 
 
 // Parses `path` with Python's json module and checks the s/f pairing.
 void ExpectValidJson(const std::string& path) {
-#if NODESCOPE_HAVE_TRACE_VALIDITY
+#if NODESCOPE_BUILDFLAG(HAVE_SIMDJSON)
   Status valid = CheckTraceForViewers(ReadFile(path));
   EXPECT_TRUE(valid.ok()) << path << ": " << valid.ToString();
 #endif

@@ -5,6 +5,8 @@
 #include <string_view>
 #include <utility>
 
+#include "base/version.h"
+
 namespace nodescope {
 namespace {
 

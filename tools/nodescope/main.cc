@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/version.h"
 #include "subcommand.h"
 
 namespace {
@@ -30,7 +31,7 @@ bool IsNotBuilt(const char* name) {
 
 int main(int argc, char** argv) {
   CLI::App app{"nodescope: a GPU tracer that names every graph node across replays"};
-  app.set_version_flag("--version", "nodescope 0.1.0");
+  app.set_version_flag("--version", "nodescope " NODESCOPE_VERSION_STRING);
   app.require_subcommand(1);
   if (*kNotBuilt != '\0') {
     app.footer(std::string("Not built in: ") + kNotBuilt + ": " + kNotBuiltReason);

@@ -6,7 +6,9 @@
 #include <cstring>
 #include <utility>
 
-#if NODESCOPE_HAVE_ZLIB
+#include "base/build_config.h"
+
+#if NODESCOPE_BUILDFLAG(HAVE_ZLIB)
 #include <zlib.h>
 
 #include <vector>
@@ -64,7 +66,7 @@ StatusOr<std::unique_ptr<ByteSource>> DecompressIfGzipped(std::unique_ptr<ByteSo
   return Gunzip(std::move(all), std::move(name));
 }
 
-#if NODESCOPE_HAVE_ZLIB
+#if NODESCOPE_BUILDFLAG(HAVE_ZLIB)
 namespace {
 
 class GzipSource final : public ByteSource {

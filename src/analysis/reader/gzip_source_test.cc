@@ -11,8 +11,9 @@
 #include <vector>
 
 #include "analysis/reader/trace_reader.h"
+#include "base/build_config.h"
 
-#if NODESCOPE_HAVE_ZLIB
+#if NODESCOPE_BUILDFLAG(HAVE_ZLIB)
 #include <zlib.h>
 #endif
 
@@ -53,7 +54,7 @@ TEST(GzipSource, RecognisesTheHeaderOnly) {
   EXPECT_FALSE(LooksGzipped(""));
 }
 
-#if NODESCOPE_HAVE_ZLIB
+#if NODESCOPE_BUILDFLAG(HAVE_ZLIB)
 
 // `text` as one gzip member.
 std::string Gzip(std::string_view text) {

@@ -87,72 +87,37 @@ std::string ReadFirstLine(const std::string& path) {
 
 }  // namespace
 
-BufferPool::BufferPool(size_t buffer_bytes, size_t max_buffers)
-    : buffer_bytes_((buffer_bytes + 7) & ~size_t{7}), max_buffers_(max_buffers) {}
-
-BufferPool::~BufferPool() {
-  for (uint8_t* b : all_) std::free(b);
-}
-
-uint8_t* BufferPool::Acquire() {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!free_.empty()) {
-    uint8_t* b = free_.back();
-    free_.pop_back();
-    return b;
-  }
-  if (all_.size() >= max_buffers_) return nullptr;
-  auto* b = static_cast<uint8_t*>(std::aligned_alloc(8, buffer_bytes_));
-  if (b != nullptr) all_.push_back(b);
-  return b;
-}
-
-void BufferPool::Release(uint8_t* buffer) {
-  std::lock_guard<std::mutex> lock(mu_);
-  free_.push_back(buffer);
-}
-
-size_t BufferPool::allocated() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return all_.size();
-}
-
 CuptiTracer::CuptiTracer() = default;
 
 CuptiTracer::~CuptiTracer() {
   if (running_) (void)Stop();
 }
 
+// Takes no tracer lock: CUPTI may call this while holding its own, and a completion holding the
+// decode lock calls into CUPTI. The pool counts refusals itself.
 void CUPTIAPI CuptiTracer::BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
   *max_records = 0;
   BufferPool* pool = g_pool.load(std::memory_order_acquire);
-  uint8_t* b = pool != nullptr ? pool->Acquire() : nullptr;
-  if (b == nullptr) {
-    *buffer = nullptr;
-    *size = 0;
-    if (CuptiTracer* t = g_active.load(std::memory_order_acquire)) {
-      std::lock_guard<std::mutex> lock(t->decode_mu_);
-      ++t->trace_.drops.buffers_refused;
-    }
-    return;
-  }
-  *buffer = b;
-  *size = pool->buffer_bytes();
+  BufferPool::Buffer b = pool != nullptr ? pool->Request() : BufferPool::Buffer{};
+  *buffer = b.data;
+  *size = b.size;
 }
 
 void CUPTIAPI CuptiTracer::BufferCompleted(CUcontext ctx, uint32_t stream_id, uint8_t* buffer,
                                            size_t /*size*/, size_t valid_size) {
   CuptiTracer* t = g_active.load(std::memory_order_acquire);
   if (t != nullptr && buffer != nullptr) {
-    std::lock_guard<std::mutex> lock(t->decode_mu_);
-    if (t->decoder_) t->decoder_->DecodeBuffer(buffer, valid_size);
-    size_t dropped = 0;
+    {
+      std::lock_guard<std::mutex> lock(t->decode_mu_);
+      if (t->decoder_) t->decoder_->DecodeBuffer(buffer, valid_size);
+    }
+    size_t dropped = 0;  // asked with no lock held
     if (cuptiActivityGetNumDroppedRecords(ctx, stream_id, &dropped) == CUPTI_SUCCESS) {
-      t->trace_.drops.vendor_dropped += dropped;
+      t->vendor_dropped_.fetch_add(dropped, std::memory_order_relaxed);
     }
   }
   if (buffer != nullptr) {
-    if (BufferPool* pool = g_pool.load(std::memory_order_acquire)) pool->Release(buffer);
+    if (BufferPool* pool = g_pool.load(std::memory_order_acquire)) pool->Complete(buffer);
   }
 }
 
@@ -343,7 +308,10 @@ Status CuptiTracer::Start(const TracerOptions& options) {
   };
 
   trace_.start_ns = NowNs();
-  pool_ = std::make_unique<BufferPool>(options.buffer_bytes, options.max_buffers);
+  // Refusing a buffer is only safe from CUPTI API version 27; unknown counts as older.
+  uint32_t cupti_version = 0;
+  if (cuptiGetVersion(&cupti_version) != CUPTI_SUCCESS) cupti_version = 0;
+  pool_ = std::make_unique<BufferPool>(options.buffer_bytes, options.max_buffers, cupti_version);
   g_pool.store(pool_.get(), std::memory_order_release);
   if (options.graph_attribution) attributor_ = std::make_unique<NativeIdAttributor>();
   decoder_.emplace(&trace_, options.max_events, &ApiNameFromCupti, attributor_.get(), &scopes_);
@@ -404,13 +372,15 @@ Status CuptiTracer::Stop() {
     cuptiUnsubscribe(subscriber_);
     subscriber_ = nullptr;
   }
+  // Records dropped with no context/stream to report them against; asked with no lock held.
+  size_t dropped = 0;
+  if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS) {
+    vendor_dropped_.fetch_add(dropped, std::memory_order_relaxed);
+  }
   {
     std::lock_guard<std::mutex> lock(decode_mu_);
-    size_t dropped = 0;
-    // Records dropped with no context/stream to report them against.
-    if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS) {
-      trace_.drops.vendor_dropped += dropped;
-    }
+    trace_.drops.vendor_dropped += vendor_dropped_.exchange(0, std::memory_order_relaxed);
+    trace_.drops.buffers_refused += pool_->refused();
     trace_.end_ns = NowNs();
     CollectEnvironment();
     AttributionInfo& info = trace_.attribution;
@@ -485,6 +455,11 @@ void CuptiTracer::CollectEnvironment() {
   trace_.counters.emplace_back("graph_node_params_set", load(graph_counts_.node_params_set));
   trace_.counters.emplace_back("activity_buffers_allocated",
                                static_cast<int64_t>(pool_ ? pool_->allocated() : 0));
+  // Buffers handed out past the bound because this CUPTI cannot take a refusal (before 27).
+  if (pool_ != nullptr && pool_->overflowed() > 0) {
+    trace_.counters.emplace_back("activity_buffers_overflowed",
+                                 static_cast<int64_t>(pool_->overflowed()));
+  }
 
   trace_.pid = static_cast<uint32_t>(getpid());
   trace_.process_name = ReadFirstLine("/proc/self/comm");

@@ -10,34 +10,13 @@
 #include <optional>
 #include <vector>
 
-#include "backends/backend.h"
 #include "attribution/capture_scopes.h"
 #include "attribution/native_attributor.h"
+#include "backends/backend.h"
+#include "backends/cupti/buffer_pool.h"
 #include "backends/cupti/cupti_decoder.h"
 
 namespace nodescope::cupti {
-
-// A fixed number of equal buffers handed to CUPTI. When all are in flight a request is refused
-// (CUPTI then drops records and counts them); memory use is bounded by count * size.
-class BufferPool {
- public:
-  BufferPool(size_t buffer_bytes, size_t max_buffers);
-  ~BufferPool();
-  BufferPool(const BufferPool&) = delete;
-  BufferPool& operator=(const BufferPool&) = delete;
-
-  uint8_t* Acquire();  // nullptr when exhausted
-  void Release(uint8_t* buffer);
-  size_t buffer_bytes() const { return buffer_bytes_; }
-  size_t allocated() const;
-
- private:
-  const size_t buffer_bytes_;
-  const size_t max_buffers_;
-  mutable std::mutex mu_;  // taken once per buffer (megabytes), never per record
-  std::vector<uint8_t*> free_;
-  std::vector<uint8_t*> all_;
-};
 
 // Counts of the graph lifecycle seen through CUPTI's resource callbacks. Atomics: callbacks run
 // on the application's threads.
@@ -76,7 +55,10 @@ class CuptiTracer final : public Tracer {
 
   Trace trace_;
   std::unique_ptr<BufferPool> pool_;
-  std::mutex decode_mu_;  // serialises buffer completions (CUPTI's thread vs. a flushing thread)
+  // Serialises buffer completions (CUPTI's thread vs. a flushing thread). Never held across a
+  // CUPTI call: CUPTI may hold its own lock while it asks for a buffer (kineto's deadlock).
+  std::mutex decode_mu_;
+  std::atomic<uint64_t> vendor_dropped_{0};  // added to trace_.drops at Stop()
   std::optional<CuptiDecoder> decoder_;
   std::unique_ptr<NativeIdAttributor> attributor_;  // null when graph attribution is off
   CaptureScopeTable scopes_;
