@@ -1,15 +1,15 @@
-// The C API (include/nodescope/nodescope.h) over a Session (api/session.h).
+// The C API (include/nodescope/nodescope.h) over a TracingSession (api/tracing_session.h).
 #include <memory>
 #include <string>
 
 #include "api/process_session.h"
-#include "api/session.h"
+#include "api/tracing_session.h"
 #include "export/chrome_trace_writer.h"
 #include "nodescope/nodescope.h"
 #include "ranges/range_recorder.h"
 
 struct nodescope_session {
-  std::unique_ptr<nodescope::Session> session;
+  std::unique_ptr<nodescope::TracingSession> session;
 };
 
 namespace {
@@ -34,7 +34,8 @@ nodescope_session* nodescope_start(void) {
                            "its trace will include this region"));
     return nullptr;
   }
-  StatusOr<std::unique_ptr<Session>> started = Session::Start("", Session::Scope::kRegion);
+  StatusOr<std::unique_ptr<TracingSession>> started =
+      TracingSession::Start("", TracingSession::Scope::kRegion);
   if (!started.ok()) {
     Fail(started.status());
     return nullptr;
@@ -74,7 +75,7 @@ int nodescope_get_summary(const nodescope_session* session, nodescope_summary* o
 
 void nodescope_destroy(nodescope_session* session) {
   if (session == nullptr) return;
-  delete session;  // ~Session stops a backend that was never stopped
+  delete session;  // ~TracingSession stops a backend that was never stopped
 }
 
 const char* nodescope_last_error(void) { return t_last_error.c_str(); }

@@ -18,7 +18,7 @@
 #include <thread>
 
 #include "api/run_report.h"
-#include "api/session.h"
+#include "api/tracing_session.h"
 #include "base/clock.h"
 #include "base/env.h"
 #include "export/chrome_trace_writer.h"
@@ -31,7 +31,8 @@ enum State : int { kIdle = 0, kRunning = 1, kFinalizing = 2, kDone = 3 };
 
 std::mutex g_start_mu;
 std::atomic<int> g_state{kIdle};
-Session* g_session = nullptr;  // lives until the process ends; never destroyed under a signal
+TracingSession* g_session =
+    nullptr;  // lives until the process ends; never destroyed under a signal
 std::string* g_path = nullptr;
 int g_report_fd = -1;
 int g_signal_pipe[2] = {-1, -1};  // handler -> watcher: the signal number
@@ -200,7 +201,8 @@ Status StartProcessSession(std::string_view backend) {
                  s.ToString().c_str());
     return s;
   };
-  StatusOr<std::unique_ptr<Session>> session = Session::Start(backend, Session::Scope::kProcess);
+  StatusOr<std::unique_ptr<TracingSession>> session =
+      TracingSession::Start(backend, TracingSession::Scope::kProcess);
   if (!session.ok()) return fail(session.status());
   g_session = session->release();
   g_state.store(kRunning);

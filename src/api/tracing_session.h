@@ -13,7 +13,7 @@
 
 namespace nodescope {
 
-class Session {
+class TracingSession {
  public:
   // Which user ranges the finished trace holds.
   enum class Scope {
@@ -23,7 +23,7 @@ class Session {
 
   // Reads the tracer options from the environment (TracerOptionsFromEnv), creates the backend
   // (`backend` empty: the first registered), starts it, and arms user-range recording.
-  static StatusOr<std::unique_ptr<Session>> Start(std::string_view backend, Scope scope);
+  static StatusOr<std::unique_ptr<TracingSession>> Start(std::string_view backend, Scope scope);
 
   // Stops the backend (every vendor buffer flushed), then finishes the trace: the user ranges of
   // the scope copied in and projected onto the device timeline (attribution/annotations.h). A
@@ -39,10 +39,10 @@ class Session {
   const Trace& trace() const { return tracer_->trace(); }
 
   // Stops the backend if Stop() was never called (the trace is then not finished).
-  ~Session();
+  ~TracingSession();
 
  private:
-  Session(std::unique_ptr<Tracer> tracer, Scope scope, RangeRecorder::CounterValues baseline)
+  TracingSession(std::unique_ptr<Tracer> tracer, Scope scope, RangeRecorder::CounterValues baseline)
       : tracer_(std::move(tracer)), scope_(scope), range_baseline_(baseline) {}
 
   std::unique_ptr<Tracer> tracer_;

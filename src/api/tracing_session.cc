@@ -1,5 +1,5 @@
 // The session lifecycle: backend started and ranges armed; backend stopped and the trace finished.
-#include "api/session.h"
+#include "api/tracing_session.h"
 
 #include <utility>
 
@@ -9,7 +9,8 @@
 
 namespace nodescope {
 
-StatusOr<std::unique_ptr<Session>> Session::Start(std::string_view backend, Scope scope) {
+StatusOr<std::unique_ptr<TracingSession>> TracingSession::Start(std::string_view backend,
+                                                                Scope scope) {
   StatusOr<TracerOptions> options = TracerOptionsFromEnv();
   if (!options.ok()) return options.status();
   StatusOr<std::unique_ptr<Tracer>> tracer = CreateTracer(backend);
@@ -18,14 +19,15 @@ StatusOr<std::unique_ptr<Session>> Session::Start(std::string_view backend, Scop
   RangeRecorder& ranges = RangeRecorder::Get();
   RangeRecorder::CounterValues baseline;
   if (scope == Scope::kRegion) baseline = ranges.counter_values();
-  std::unique_ptr<Session> session(new Session(std::move(tracer).value(), scope, baseline));
+  std::unique_ptr<TracingSession> session(
+      new TracingSession(std::move(tracer).value(), scope, baseline));
   ranges.Arm();
   // Ranges this thread opened before the session started cover the work it launches next.
   ranges.SyncThisThread();
   return session;
 }
 
-Status Session::Stop() {
+Status TracingSession::Stop() {
   if (stopped_) return OkStatus();
   stopped_ = true;
   uint64_t t0 = NowNs();
@@ -40,7 +42,7 @@ Status Session::Stop() {
   return stopped;
 }
 
-Session::~Session() {
+TracingSession::~TracingSession() {
   if (!stopped_) (void)tracer_->Stop();
 }
 
