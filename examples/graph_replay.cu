@@ -16,14 +16,14 @@
 #include <cstring>
 #include <utility>
 
-#define CHECK(call)                                                                 \
-  do {                                                                              \
-    cudaError_t err_ = (call);                                                      \
-    if (err_ != cudaSuccess) {                                                      \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,            \
-                   cudaGetErrorString(err_));                                       \
-      std::exit(1);                                                                 \
-    }                                                                               \
+#define CHECK(call)                                                      \
+  do {                                                                   \
+    cudaError_t err_ = (call);                                           \
+    if (err_ != cudaSuccess) {                                           \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
+                   cudaGetErrorString(err_));                            \
+      std::exit(1);                                                      \
+    }                                                                    \
   } while (0)
 
 constexpr int kNodes = 32;
@@ -111,8 +111,8 @@ int main(int argc, char** argv) {
   auto t1 = std::chrono::steady_clock::now();
 
   CHECK(cudaMemcpy(host, data, kElems * sizeof(float), cudaMemcpyDeviceToHost));
-  std::printf("graph_replay: %d replays of %d nodes in %.3f ms (checksum %.1f)\n", replays,
-              kNodes, std::chrono::duration<double, std::milli>(t1 - t0).count(), host[0]);
+  std::printf("graph_replay: %d replays of %d nodes in %.3f ms (checksum %.1f)\n", replays, kNodes,
+              std::chrono::duration<double, std::milli>(t1 - t0).count(), host[0]);
   std::fflush(stdout);
   if (hang) {
     while (true) pause();

@@ -3,7 +3,7 @@
 set -euo pipefail
 # clang and libclang-rt-14-dev (libclang_rt.fuzzer, the sanitizer runtimes): scripts/fuzz.sh.
 packages=(cmake g++ make python3 libgtest-dev libbenchmark-dev libcli11-dev libsimdjson-dev zlib1g-dev
-  clang libclang-rt-14-dev)
+  clang libclang-rt-14-dev clang-format)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

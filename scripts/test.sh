@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The test command: builds nodescope with warnings as errors and runs every test (GPU tests skip
+# The test command: checks the sources' formatting (scripts/check_format.sh), builds nodescope
+# with warnings as errors and runs every test (GPU tests skip
 # cleanly without a GPU), then the unit tests again under AddressSanitizer +
 # UndefinedBehaviorSanitizer, then the concurrent parts' tests under ThreadSanitizer, then builds
 # the library and CLI in Release as users do, then the trace reader's fuzzer for a minute
@@ -7,6 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+scripts/check_format.sh
 # The project's own builds treat warnings as errors; a user's build does not (NODESCOPE_WERROR).
 scripts/build.sh build -DNODESCOPE_WERROR=ON
 (cd build && ctest --output-on-failure -j "$(nproc)")

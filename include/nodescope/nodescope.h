@@ -11,13 +11,13 @@ extern "C" {
 typedef struct nodescope_session nodescope_session;
 
 typedef struct nodescope_summary {
-  uint64_t gpu_events;   /* kernels + copies + fills */
+  uint64_t gpu_events; /* kernels + copies + fills */
   uint64_t kernels;
   uint64_t memcpys;
   uint64_t memsets;
   uint64_t graph_events; /* GPU events that carry "graph id" / "graph node id" */
   uint64_t api_calls;
-  uint64_t dropped;      /* records lost anywhere; also written into the trace */
+  uint64_t dropped; /* records lost anywhere; also written into the trace */
 } nodescope_summary;
 
 /* Starts tracing with the first available backend. Returns NULL on failure; then

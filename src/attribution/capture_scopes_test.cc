@@ -52,8 +52,8 @@ TEST(CaptureScopeTable, ClonedTemplatesKeepTheirScopes) {
 
 TEST(CaptureScopeTable, ExecUpdateNewGraphWinsForLaterWorkOnly) {
   CaptureScopeTable t;
-  t.OnTemplateNode(100, 7);   // graph A's node, captured under "layer.0"
-  t.OnTemplateNode(300, 9);   // graph B's node, captured under "layer.1"
+  t.OnTemplateNode(100, 7);  // graph A's node, captured under "layer.0"
+  t.OnTemplateNode(300, 9);  // graph B's node, captured under "layer.1"
   t.OnExecNode(Key(5, 0), 100, 10);
   t.OnExecNode(Key(5, 0), 300, 50);  // cudaGraphExecUpdate(exec, B) at correlation 50
   t.Drain();

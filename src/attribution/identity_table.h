@@ -14,12 +14,15 @@ namespace nodescope {
 // memory kinds, fills by memory kind. Tagged in the top two bits so kinds never compare equal.
 inline uint32_t IdentityOf(const GpuActivity& a) {
   switch (a.kind) {
-    case ActivityKind::kKernel: return a.kernel.name & 0x3fffffffu;
+    case ActivityKind::kKernel:
+      return a.kernel.name & 0x3fffffffu;
     case ActivityKind::kMemcpy:
       return (1u << 30) | (static_cast<uint32_t>(a.copy.direction) << 16) |
              (static_cast<uint32_t>(a.copy.src_kind) << 8) | static_cast<uint32_t>(a.copy.dst_kind);
-    case ActivityKind::kMemset: return (2u << 30) | static_cast<uint32_t>(a.fill.memory_kind);
-    case ActivityKind::kCount: break;
+    case ActivityKind::kMemset:
+      return (2u << 30) | static_cast<uint32_t>(a.fill.memory_kind);
+    case ActivityKind::kCount:
+      break;
   }
   return 3u << 30;
 }

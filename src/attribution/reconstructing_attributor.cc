@@ -96,7 +96,8 @@ ReconstructingAttributor::ThreadState* ReconstructingAttributor::RegisterThread(
 }
 
 uint32_t ReconstructingAttributor::NewFreshId() {
-  if (next_fresh_ <= max_low_ + 1u) return 0;  // would meet the low ids: no id rather than a shared one
+  if (next_fresh_ <= max_low_ + 1u)
+    return 0;  // would meet the low ids: no id rather than a shared one
   return next_fresh_--;
 }
 
@@ -193,7 +194,8 @@ uint64_t ReconstructingAttributor::OnDispatch(ThreadState* t, uint64_t dispatch_
   if (t == nullptr || t->depth_ == 0 || t->overflow_ > 0) return 0;
   ThreadState::Frame& f = t->frames_[t->depth_ - 1];
   if (f.slot == nullptr) return 0;
-  bool wrong = dispatch_correlation != 0 && f.correlation != 0 && dispatch_correlation != f.correlation;
+  bool wrong =
+      dispatch_correlation != 0 && f.correlation != 0 && dispatch_correlation != f.correlation;
   return MakeTag(t->index_, f.seq, f.ordinal++, wrong);
 }
 
@@ -209,8 +211,8 @@ void ReconstructingAttributor::Resolve(GpuActivity& a, uint64_t tag) {
   auto seq = static_cast<uint32_t>(tag >> 20);
   auto ordinal = static_cast<uint32_t>((tag >> 1) & kOrdinalMax);
   bool wrong = (tag & 1u) != 0;
-  ThreadState* t = thread <= kMaxThreads ? threads_[thread].load(std::memory_order_acquire)
-                                         : nullptr;
+  ThreadState* t =
+      thread <= kMaxThreads ? threads_[thread].load(std::memory_order_acquire) : nullptr;
   ThreadState::LaunchSlot* slot = t != nullptr ? t->SlotAt(seq) : nullptr;
   if (slot == nullptr) {
     withheld_.Add(WithheldReason::kWrongLaunch);  // a tag we never issued
@@ -230,7 +232,8 @@ void ReconstructingAttributor::Resolve(GpuActivity& a, uint64_t tag) {
     return;
   }
   uint32_t count = slot->dispatches.load(std::memory_order_relaxed);
-  auto [it, first] = expected_.try_emplace(graph_id, count);  // unreported: the first launch sets it
+  auto [it, first] =
+      expected_.try_emplace(graph_id, count);  // unreported: the first launch sets it
   (void)first;
   if (count != it->second || ordinal >= count) {
     withheld_.Add(WithheldReason::kDispatchCountMismatch);

@@ -59,7 +59,7 @@ class ReconstructingAttributor {
  private:
   uint32_t GraphIdFor(ThreadState* t, uint64_t exec_handle);
   uint32_t NewLowId(uint64_t native_id, uint64_t exec_handle);  // under exec_mu_
-  uint32_t NewFreshId();                                         // under exec_mu_
+  uint32_t NewFreshId();                                        // under exec_mu_
 
   std::mutex exec_mu_;  // lifecycle and cache misses only; never per dispatch
   std::unordered_map<uint64_t, uint32_t> exec_ids_;  // exec handle -> graph id (0 = too large)

@@ -7,7 +7,7 @@
 namespace nodescope {
 
 enum class WithheldReason : uint8_t {
-  kIdentityMismatch = 0,  // the key's node was learned as another kernel/copy/fill
+  kIdentityMismatch = 0,   // the key's node was learned as another kernel/copy/fill
   kInconsistentNativeKey,  // the vendor's node id does not pack its graph id
   kIdSpaceExhausted,       // no fresh graph id left above the vendor's ids
   // Reconstruction only:
@@ -19,9 +19,8 @@ enum class WithheldReason : uint8_t {
 };
 
 inline constexpr std::array<const char*, 7> kWithheldReasonName = {
-    "identity_mismatch",        "inconsistent_native_key", "id_space_exhausted",
-    "wrong_launch",             "dispatch_count_mismatch", "launch_in_progress",
-    "exec_id_too_large"};
+    "identity_mismatch",       "inconsistent_native_key", "id_space_exhausted", "wrong_launch",
+    "dispatch_count_mismatch", "launch_in_progress",      "exec_id_too_large"};
 static_assert(kWithheldReasonName.size() == static_cast<size_t>(WithheldReason::kCount));
 
 struct WithheldCounts {

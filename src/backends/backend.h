@@ -14,8 +14,8 @@
 namespace nodescope {
 
 struct TracerOptions {
-  size_t buffer_bytes = 8u << 20;  // one vendor activity buffer
-  size_t max_buffers = 64;         // buffers in flight; past this the vendor drops (counted)
+  size_t buffer_bytes = 8u << 20;    // one vendor activity buffer
+  size_t max_buffers = 64;           // buffers in flight; past this the vendor drops (counted)
   uint64_t max_events = 50'000'000;  // records kept; past this they are counted as store_full
   bool trace_driver_api = true;
   // Engine-issued graph keys (src/attribution); NODESCOPE_DISABLE_GRAPH_ATTRIBUTION=1 turns it

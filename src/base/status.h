@@ -12,10 +12,10 @@ enum class StatusCode : int {
   kOk = 0,
   kInvalidArgument = 1,
   kNotFound = 2,
-  kUnavailable = 3,       // no GPU, no driver, vendor SDK missing
-  kAlreadyExists = 4,     // e.g. another profiler already subscribed
+  kUnavailable = 3,    // no GPU, no driver, vendor SDK missing
+  kAlreadyExists = 4,  // e.g. another profiler already subscribed
   kFailedPrecondition = 5,
-  kDataLoss = 6,          // malformed or truncated input
+  kDataLoss = 6,  // malformed or truncated input
   kInternal = 7,
   kPermissionDenied = 8,
 };
@@ -89,10 +89,10 @@ class [[nodiscard]] StatusOr {
 #define NODESCOPE_CONCAT_INNER(a, b) a##b
 #define NODESCOPE_CONCAT(a, b) NODESCOPE_CONCAT_INNER(a, b)
 
-#define RETURN_IF_ERROR(expr)                          \
-  do {                                                 \
-    ::nodescope::Status _ns_status = (expr);           \
-    if (!_ns_status.ok()) return _ns_status;           \
+#define RETURN_IF_ERROR(expr)                \
+  do {                                       \
+    ::nodescope::Status _ns_status = (expr); \
+    if (!_ns_status.ok()) return _ns_status; \
   } while (0)
 
 #define NODESCOPE_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \

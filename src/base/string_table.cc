@@ -3,7 +3,10 @@
 
 namespace nodescope {
 
-StringTable::StringTable() { strings_.emplace_back(); by_text_.emplace(strings_.back(), 0); }
+StringTable::StringTable() {
+  strings_.emplace_back();
+  by_text_.emplace(strings_.back(), 0);
+}
 
 StringId StringTable::Intern(std::string_view s) {
   auto it = by_text_.find(s);

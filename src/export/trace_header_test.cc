@@ -17,8 +17,8 @@ std::string Header(const Trace& t, uint64_t base_ns = 0) {
 
 TEST(TraceHeader, EmptyTrace) {
   const std::string h = Header(Trace{}, 42);
-  EXPECT_EQ(h.rfind("{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [],\n  \"nodescope\": ", 0),
-            0u)
+  EXPECT_EQ(
+      h.rfind("{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [],\n  \"nodescope\": ", 0), 0u)
       << h;
   EXPECT_NE(h.find(R"("dropped_records":{"vendor_dropped":0,"buffers_refused":0,"store_full":0,)"
                    R"("unknown_records":0,"total":0},"ranges":{"recorded":0,"unbalanced_pops":0,)"
@@ -32,8 +32,11 @@ TEST(TraceHeader, EmptyTrace) {
 
 TEST(TraceHeader, CountersAttributionVersionsAndDevices) {
   Trace t;
-  t.range_counters = {.unbalanced_pops = 1, .open_at_end = 2, .ended_on_other_thread = 3,
-                      .unknown_ends = 4, .dropped = 5};
+  t.range_counters = {.unbalanced_pops = 1,
+                      .open_at_end = 2,
+                      .ended_on_other_thread = 3,
+                      .unknown_ends = 4,
+                      .dropped = 5};
   t.counters = {{"graph_execs", 7}};
   t.attribution.mode = "native";
   t.attribution.fresh_graph_ids = 2;

@@ -35,11 +35,30 @@ inline const ActivityKindInfo& InfoOf(ActivityKind k) {
 
 // Copy direction, vendor-neutral (CUPTI's CUpti_ActivityMemcpyKind maps onto it).
 enum class CopyDirection : uint8_t {
-  kUnknown = 0, kHtoD, kDtoH, kHtoA, kAtoH, kAtoA, kAtoD, kDtoA, kDtoD, kHtoH, kPtoP, kCount
+  kUnknown = 0,
+  kHtoD,
+  kDtoH,
+  kHtoA,
+  kAtoH,
+  kAtoA,
+  kAtoD,
+  kDtoA,
+  kDtoD,
+  kHtoH,
+  kPtoP,
+  kCount
 };
 // Where memory lives, vendor-neutral (CUPTI's CUpti_ActivityMemoryKind maps onto it).
 enum class MemoryKind : uint8_t {
-  kUnknown = 0, kPageable, kPinned, kDevice, kArray, kManaged, kDeviceStatic, kManagedStatic, kCount
+  kUnknown = 0,
+  kPageable,
+  kPinned,
+  kDevice,
+  kArray,
+  kManaged,
+  kDeviceStatic,
+  kManagedStatic,
+  kCount
 };
 
 struct KernelDetails {

@@ -8,10 +8,17 @@ TraceSummary Summarize(const Trace& trace) {
   s.gpu_events = trace.gpu.size();
   trace.gpu.ForEach([&](const GpuActivity& a) {
     switch (a.kind) {
-      case ActivityKind::kKernel: ++s.kernels; break;
-      case ActivityKind::kMemcpy: ++s.memcpys; break;
-      case ActivityKind::kMemset: ++s.memsets; break;
-      case ActivityKind::kCount: break;
+      case ActivityKind::kKernel:
+        ++s.kernels;
+        break;
+      case ActivityKind::kMemcpy:
+        ++s.memcpys;
+        break;
+      case ActivityKind::kMemset:
+        ++s.memsets;
+        break;
+      case ActivityKind::kCount:
+        break;
     }
     if (a.graph_id != 0) ++s.graph_events;
   });

@@ -32,10 +32,10 @@ struct DeviceProperties {
 
 // Records lost anywhere between the vendor and the file. All of it is written into the trace.
 struct DropCounters {
-  uint64_t vendor_dropped = 0;         // the vendor SDK said it dropped records
-  uint64_t buffers_refused = 0;        // buffer requests refused because the pool was exhausted
-  uint64_t store_full = 0;             // records decoded but not kept: NODESCOPE_MAX_EVENTS reached
-  uint64_t unknown_records = 0;        // record kinds we do not decode (counted, not kept)
+  uint64_t vendor_dropped = 0;   // the vendor SDK said it dropped records
+  uint64_t buffers_refused = 0;  // buffer requests refused because the pool was exhausted
+  uint64_t store_full = 0;       // records decoded but not kept: NODESCOPE_MAX_EVENTS reached
+  uint64_t unknown_records = 0;  // record kinds we do not decode (counted, not kept)
   uint64_t Total() const { return vendor_dropped + store_full; }
 };
 
@@ -75,7 +75,7 @@ struct Trace {
   uint32_t pid = 0;
   std::string process_name;
   std::vector<std::pair<uint32_t, std::string>> thread_names;  // tid -> name
-  uint64_t start_ns = 0;  // trace window, in the trace clock
+  uint64_t start_ns = 0;                                       // trace window, in the trace clock
   uint64_t end_ns = 0;
   std::string trace_name;
 };

@@ -104,7 +104,7 @@ TEST_F(RangeRecorderTest, StartEndAcrossThreadsAndUnknownEnds) {
   uint64_t id = rec_.Start("io");
   std::thread([&] { rec_.End(id); }).join();
   Trace before = Collect();
-  rec_.End(id);                 // ended twice
+  rec_.End(id);                // ended twice
   rec_.End(0xabcdef00000001);  // never started
   Trace t = Collect();
   auto m = ByName(t);
@@ -205,8 +205,8 @@ TEST(RangeRecorderListener, RangesOpenBeforeTheListenerAreAnnouncedThenPoppedOnc
   rec.Pop();
   rec.Pop();
   rec.SetListener(nullptr);
-  std::vector<std::pair<char, uint64_t>> want = {{'+', outer}, {'+', inner}, {'-', inner},
-                                                 {'-', outer}};
+  std::vector<std::pair<char, uint64_t>> want = {
+      {'+', outer}, {'+', inner}, {'-', inner}, {'-', outer}};
   EXPECT_EQ(calls, want);
 }
 

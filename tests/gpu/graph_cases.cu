@@ -13,14 +13,14 @@
 #include <utility>
 #include <vector>
 
-#define CHECK(call)                                                                         \
-  do {                                                                                      \
-    cudaError_t err_ = (call);                                                              \
-    if (err_ != cudaSuccess) {                                                              \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                    \
-                   cudaGetErrorString(err_));                                               \
-      std::exit(1);                                                                         \
-    }                                                                                       \
+#define CHECK(call)                                                      \
+  do {                                                                   \
+    cudaError_t err_ = (call);                                           \
+    if (err_ != cudaSuccess) {                                           \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
+                   cudaGetErrorString(err_));                            \
+      std::exit(1);                                                      \
+    }                                                                    \
   } while (0)
 
 constexpr int kElems = 256;
@@ -89,7 +89,8 @@ int main(int argc, char** argv) {
     int n = c == "chain" ? 32 : 8;
     Builder b(d);
     cudaGraphNode_t prev = nullptr;
-    for (int i = 0; i < n; ++i) prev = b.Kernel(i, prev ? std::vector{prev} : std::vector<cudaGraphNode_t>{});
+    for (int i = 0; i < n; ++i)
+      prev = b.Kernel(i, prev ? std::vector{prev} : std::vector<cudaGraphNode_t>{});
     Replay(Instantiate(b.graph), s, 200);
     std::printf("expect nodes=%d replays=200\n", n);
   } else if (c == "fanout4" || c == "fanout2") {
@@ -117,7 +118,8 @@ int main(int argc, char** argv) {
   } else if (c == "setparams") {
     Builder b(d);
     cudaGraphNode_t nodes[4];
-    for (int i = 0; i < 4; ++i) nodes[i] = b.Kernel(i, i ? std::vector{nodes[i - 1]} : std::vector<cudaGraphNode_t>{});
+    for (int i = 0; i < 4; ++i)
+      nodes[i] = b.Kernel(i, i ? std::vector{nodes[i - 1]} : std::vector<cudaGraphNode_t>{});
     cudaGraphExec_t e = Instantiate(b.graph);
     Replay(e, s, 150);
     cudaKernelNodeParams p{};
@@ -129,7 +131,8 @@ int main(int argc, char** argv) {
   } else if (c == "reinstantiate") {
     Builder b(d);
     cudaGraphNode_t prev = nullptr;
-    for (int i = 0; i < 4; ++i) prev = b.Kernel(i, prev ? std::vector{prev} : std::vector<cudaGraphNode_t>{});
+    for (int i = 0; i < 4; ++i)
+      prev = b.Kernel(i, prev ? std::vector{prev} : std::vector<cudaGraphNode_t>{});
     for (int round = 0; round < 3; ++round) {
       cudaGraphExec_t e = Instantiate(b.graph);
       Replay(e, s, 100);
@@ -146,7 +149,9 @@ int main(int argc, char** argv) {
         CHECK(cudaStreamCreateWithFlags(&ts, cudaStreamNonBlocking));
         Builder b(Alloc());
         cudaGraphNode_t prev = nullptr;
-        for (int i = 0; i < 4; ++i) prev = b.Kernel((t * 4 + i) % 40, prev ? std::vector{prev} : std::vector<cudaGraphNode_t>{});
+        for (int i = 0; i < 4; ++i)
+          prev =
+              b.Kernel((t * 4 + i) % 40, prev ? std::vector{prev} : std::vector<cudaGraphNode_t>{});
         Replay(Instantiate(b.graph), ts, 200);
         CHECK(cudaStreamSynchronize(ts));
       });
@@ -163,8 +168,8 @@ int main(int argc, char** argv) {
     mp.width = kElems;
     mp.height = 1;
     CHECK(cudaGraphAddMemsetNode(&fill, b.graph, nullptr, 0, &mp));
-    CHECK(cudaGraphAddMemcpyNode1D(&copy, b.graph, &fill, 1, d + kElems, d,
-                                   kElems * sizeof(float), cudaMemcpyDeviceToDevice));
+    CHECK(cudaGraphAddMemcpyNode1D(&copy, b.graph, &fill, 1, d + kElems, d, kElems * sizeof(float),
+                                   cudaMemcpyDeviceToDevice));
     b.Kernel(0, {copy});
     Replay(Instantiate(b.graph), s, 200);
     std::printf("expect nodes=3 replays=200\n");

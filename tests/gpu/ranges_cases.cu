@@ -9,13 +9,13 @@
 #include <cstdlib>
 #include <thread>
 
-#define CHECK(call)                                                                        \
-  do {                                                                                     \
-    cudaError_t err_ = (call);                                                             \
-    if (err_ != cudaSuccess) {                                                             \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(err_));   \
-      std::exit(1);                                                                        \
-    }                                                                                      \
+#define CHECK(call)                                                                      \
+  do {                                                                                   \
+    cudaError_t err_ = (call);                                                           \
+    if (err_ != cudaSuccess) {                                                           \
+      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(err_)); \
+      std::exit(1);                                                                      \
+    }                                                                                    \
   } while (0)
 
 template <int N>
@@ -96,8 +96,8 @@ int main() {
   k<101><<<1, 256, 0, s>>>(d);
   nvtxDomainRangePop(domain);
 
-  nvtxRangePop();                // unbalanced: nothing open
-  nvtxRangePushA("left open");   // never popped
+  nvtxRangePop();               // unbalanced: nothing open
+  nvtxRangePushA("left open");  // never popped
   CHECK(cudaStreamSynchronize(s));
   std::printf("ranges_cases: done\n");
   return 0;

@@ -66,7 +66,9 @@ TEST(RunChild, ForwardsTerminationSentToUs) {
   pid_t self = getpid();
   std::string script =
       "trap 'echo got-term >&$NODESCOPE_REPORT_FD; exit 7' TERM; "
-      "kill -TERM " + std::to_string(self) + "; i=0; while [ $i -lt 100 ]; do sleep 0.05; "
+      "kill -TERM " +
+      std::to_string(self) +
+      "; i=0; while [ $i -lt 100 ]; do sleep 0.05; "
       "i=$((i+1)); done; exit 1";
   auto r = RunChild({"/bin/sh", "-c", script}, {});
   ASSERT_TRUE(r.ok());

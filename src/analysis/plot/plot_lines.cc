@@ -4,8 +4,8 @@
 
 #include "analysis/plot/plot_panel.h"
 #include "analysis/plot/svg_text.h"
-#include "base/utf8_text.h"
 #include "analysis/stats/kernel_name.h"
+#include "base/utf8_text.h"
 
 namespace nodescope::analysis::plot {
 namespace {

@@ -116,8 +116,8 @@ void CuptiDecoder::DecodeBuffer(uint8_t* buffer, size_t valid_bytes) {
 
 void CuptiDecoder::DecodeKernel(const CUpti_ActivityKernel10& k) {
   if (!Room()) return;
-  GpuActivity a = Common(ActivityKind::kKernel, k.start, k.end, k.deviceId, k.contextId,
-                         k.streamId, k.correlationId, k.graphId, k.graphNodeId);
+  GpuActivity a = Common(ActivityKind::kKernel, k.start, k.end, k.deviceId, k.contextId, k.streamId,
+                         k.correlationId, k.graphId, k.graphNodeId);
   a.kernel.name = trace_->strings.InternStablePointer(k.name);
   a.kernel.grid[0] = k.gridX;
   a.kernel.grid[1] = k.gridY;
@@ -135,8 +135,8 @@ void CuptiDecoder::DecodeKernel(const CUpti_ActivityKernel10& k) {
 template <typename CopyRecord>
 void CuptiDecoder::DecodeCopy(const CopyRecord& m) {
   if (!Room()) return;
-  GpuActivity a = Common(ActivityKind::kMemcpy, m.start, m.end, m.deviceId, m.contextId,
-                         m.streamId, m.correlationId, m.graphId, m.graphNodeId);
+  GpuActivity a = Common(ActivityKind::kMemcpy, m.start, m.end, m.deviceId, m.contextId, m.streamId,
+                         m.correlationId, m.graphId, m.graphNodeId);
   a.copy.bytes = m.bytes;
   a.copy.direction = ToDirection(m.copyKind);
   a.copy.src_kind = ToMemoryKind(m.srcKind);
@@ -146,8 +146,8 @@ void CuptiDecoder::DecodeCopy(const CopyRecord& m) {
 
 void CuptiDecoder::DecodeMemset(const CUpti_ActivityMemset4& m) {
   if (!Room()) return;
-  GpuActivity a = Common(ActivityKind::kMemset, m.start, m.end, m.deviceId, m.contextId,
-                         m.streamId, m.correlationId, m.graphId, m.graphNodeId);
+  GpuActivity a = Common(ActivityKind::kMemset, m.start, m.end, m.deviceId, m.contextId, m.streamId,
+                         m.correlationId, m.graphId, m.graphNodeId);
   a.fill.bytes = m.bytes;
   a.fill.value = m.value;
   a.fill.memory_kind = ToMemoryKind(m.memoryKind);
@@ -171,17 +171,16 @@ void CuptiDecoder::DecodeApi(const CUpti_ActivityAPI& r, ApiDomain domain) {
 StringId CuptiDecoder::ApiName(ApiDomain domain, CUpti_CallbackId cbid) {
   auto& cache = api_names_[static_cast<size_t>(domain)];
   if (cbid < kMaxCbid && cache[cbid] != kNoString) return cache[cbid];
-  CUpti_CallbackDomain cupti_domain = domain == ApiDomain::kRuntime
-                                          ? CUPTI_CB_DOMAIN_RUNTIME_API
-                                          : CUPTI_CB_DOMAIN_DRIVER_API;
+  CUpti_CallbackDomain cupti_domain =
+      domain == ApiDomain::kRuntime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API;
   const char* raw = api_name_ != nullptr ? api_name_(cupti_domain, cbid) : nullptr;
   StringId id;
   if (raw != nullptr) {
     id = trace_->strings.Intern(StripApiVersionSuffix(raw));
   } else {
-    id = trace_->strings.Intern((domain == ApiDomain::kRuntime ? "cudaRuntimeApi#"
-                                                               : "cuDriverApi#") +
-                                std::to_string(cbid));
+    id = trace_->strings.Intern(
+        (domain == ApiDomain::kRuntime ? "cudaRuntimeApi#" : "cuDriverApi#") +
+        std::to_string(cbid));
   }
   if (cbid < kMaxCbid) cache[cbid] = id;
   return id;

@@ -26,8 +26,12 @@ CUpti_ActivityKernel10 MakeKernel(const char* name, uint32_t graph_id, uint64_t 
   k.deviceId = 0;
   k.contextId = 1;
   k.streamId = 7;
-  k.gridX = 4; k.gridY = 2; k.gridZ = 1;
-  k.blockX = 128; k.blockY = 1; k.blockZ = 1;
+  k.gridX = 4;
+  k.gridY = 2;
+  k.gridZ = 1;
+  k.blockX = 128;
+  k.blockY = 1;
+  k.blockZ = 1;
   k.staticSharedMemory = 256;
   k.dynamicSharedMemory = 1024;
   k.registersPerThread = 32;

@@ -202,14 +202,29 @@ void CuptiTracer::OnResource(CUpti_CallbackId cbid, const CUpti_ResourceData& da
   // The attribution engine consumes the CUpti_GraphData payload (issue 2).
   auto bump = [](std::atomic<uint64_t>& c) { c.fetch_add(1, std::memory_order_relaxed); };
   switch (cbid) {
-    case CUPTI_CBID_RESOURCE_GRAPH_CREATED: bump(graph_counts_.graphs_created); break;
-    case CUPTI_CBID_RESOURCE_GRAPH_CLONED: bump(graph_counts_.graphs_cloned); break;
-    case CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED: bump(graph_counts_.nodes_cloned); break;
-    case CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED: bump(graph_counts_.execs_created); break;
-    case CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING: bump(graph_counts_.execs_destroyed); break;
-    case CUPTI_CBID_RESOURCE_GRAPH_NODE_UPDATED: bump(graph_counts_.nodes_updated); break;
-    case CUPTI_CBID_RESOURCE_GRAPH_NODE_SET_PARAMS: bump(graph_counts_.node_params_set); break;
-    default: break;
+    case CUPTI_CBID_RESOURCE_GRAPH_CREATED:
+      bump(graph_counts_.graphs_created);
+      break;
+    case CUPTI_CBID_RESOURCE_GRAPH_CLONED:
+      bump(graph_counts_.graphs_cloned);
+      break;
+    case CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED:
+      bump(graph_counts_.nodes_cloned);
+      break;
+    case CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED:
+      bump(graph_counts_.execs_created);
+      break;
+    case CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING:
+      bump(graph_counts_.execs_destroyed);
+      break;
+    case CUPTI_CBID_RESOURCE_GRAPH_NODE_UPDATED:
+      bump(graph_counts_.nodes_updated);
+      break;
+    case CUPTI_CBID_RESOURCE_GRAPH_NODE_SET_PARAMS:
+      bump(graph_counts_.node_params_set);
+      break;
+    default:
+      break;
   }
 }
 
@@ -238,18 +253,17 @@ Status CuptiTracer::EnableGraphApiCallbacks() {
     uint32_t size;
     std::vector<uint8_t>* kinds;
   };
-  for (const Domain& d : {Domain{CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE,
-                                 &runtime_api_kind_},
-                          Domain{CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE,
-                                 &driver_api_kind_}}) {
+  for (const Domain& d :
+       {Domain{CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, &runtime_api_kind_},
+        Domain{CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, &driver_api_kind_}}) {
     d.kinds->assign(d.size, 0);
     for (uint32_t cbid = 1; cbid < d.size; ++cbid) {
       const char* name = nullptr;
       if (cuptiGetCallbackName(d.domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr) continue;
       uint8_t kind = GraphApiKind(name);
       if (kind == 0) continue;
-      RETURN_IF_ERROR(CheckCupti(cuptiEnableCallback(1, subscriber_, d.domain, cbid),
-                                 "cuptiEnableCallback"));
+      RETURN_IF_ERROR(
+          CheckCupti(cuptiEnableCallback(1, subscriber_, d.domain, cbid), "cuptiEnableCallback"));
       (*d.kinds)[cbid] = kind;
     }
   }
@@ -316,8 +330,8 @@ Status CuptiTracer::Start(const TracerOptions& options) {
   if (options.graph_attribution) attributor_ = std::make_unique<NativeIdAttributor>();
   decoder_.emplace(&trace_, options.max_events, &ApiNameFromCupti, attributor_.get(), &scopes_);
 
-  Status s = CheckCupti(cuptiSubscribe(&subscriber_, &CuptiTracer::OnCallback, this),
-                        "cuptiSubscribe");
+  Status s =
+      CheckCupti(cuptiSubscribe(&subscriber_, &CuptiTracer::OnCallback, this), "cuptiSubscribe");
   if (!s.ok()) {
     subscriber_ = nullptr;
     return fail(s);
@@ -346,8 +360,9 @@ Status CuptiTracer::Start(const TracerOptions& options) {
   if (options.trace_driver_api) kinds.push_back(CUPTI_ACTIVITY_KIND_DRIVER);
   for (CUpti_ActivityKind k : kinds) {
     s = CheckCupti(cuptiActivityEnable(k), "cuptiActivityEnable");
-    if (!s.ok()) return fail(Status(s.code(), s.message() + " (kind " +
-                                                  std::to_string(static_cast<int>(k)) + ")"));
+    if (!s.ok())
+      return fail(
+          Status(s.code(), s.message() + " (kind " + std::to_string(static_cast<int>(k)) + ")"));
     enabled_.push_back(k);
   }
   RangeRecorder::Get().SetListener(&kRangeListener);
@@ -388,8 +403,7 @@ Status CuptiTracer::Stop() {
     if (attributor_ != nullptr) {
       info.fresh_graph_ids = attributor_->fresh_ids_issued();
       for (size_t r = 0; r < kWithheldReasonName.size(); ++r) {
-        info.withheld.emplace_back(kWithheldReasonName[r],
-                                   attributor_->withheld().by_reason[r]);
+        info.withheld.emplace_back(kWithheldReasonName[r], attributor_->withheld().by_reason[r]);
       }
     }
   }
@@ -478,8 +492,8 @@ void CuptiTracer::CollectEnvironment() {
 }
 
 namespace {
-[[maybe_unused]] const bool kRegistered =
-    RegisterTracer("cupti", []() -> std::unique_ptr<Tracer> { return std::make_unique<CuptiTracer>(); });
+[[maybe_unused]] const bool kRegistered = RegisterTracer(
+    "cupti", []() -> std::unique_ptr<Tracer> { return std::make_unique<CuptiTracer>(); });
 }  // namespace
 
 }  // namespace nodescope::cupti
