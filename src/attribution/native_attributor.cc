@@ -1,23 +1,19 @@
-// Native-id attribution with fresh ids after in-place changes, and per-record verification.
+// Native-id attribution: the vendor's graph id for an exec's whole life, a node id per (exec
+// node, what it runs), and per-record verification.
 #include "attribution/native_attributor.h"
 
-#include <algorithm>
+#include <cstdio>
 
 namespace nodescope {
-namespace {
-const std::vector<NativeIdAttributor::Epoch> kNoEpochs;
-}  // namespace
 
 void NativeIdAttributor::OnExecCreated(uint32_t native_exec_id, uint64_t correlation) {
   std::lock_guard<std::mutex> lock(queue_mu_);
-  queue_.push_back(Event{true, native_exec_id, correlation});
+  queue_.push_back(Event{native_exec_id, correlation});
   pending_.store(true, std::memory_order_release);
 }
 
-void NativeIdAttributor::OnExecChanged(uint32_t native_exec_id, uint64_t correlation) {
-  std::lock_guard<std::mutex> lock(queue_mu_);
-  queue_.push_back(Event{false, native_exec_id, correlation});
-  pending_.store(true, std::memory_order_release);
+void NativeIdAttributor::OnExecChanged(uint32_t /*native_exec_id*/, uint64_t /*correlation*/) {
+  exec_changes_.fetch_add(1, std::memory_order_relaxed);
 }
 
 void NativeIdAttributor::Drain() {
@@ -32,64 +28,67 @@ void NativeIdAttributor::Drain() {
   for (const Event& e : events) Apply(e);
 }
 
-uint32_t NativeIdAttributor::TakeFreshId() {
-  // Fresh ids come down from 0xffffffff; the vendor's come up from 1. They must never meet.
-  if (next_fresh_ <= max_native_id_ + 1u || next_fresh_ == 0) return 0;
-  return next_fresh_--;
+void NativeIdAttributor::Apply(const Event& e) {
+  if (created_.try_emplace(e.native_id, e.correlation).second) return;
+  // The same id created again: keys of the earlier exec must not pass to this one, and it
+  // cannot have another id, so its work is withheld.
+  auto [r, inserted] = reused_.try_emplace(e.native_id, e.correlation);
+  if (!inserted && e.correlation < r->second) r->second = e.correlation;
+  std::fprintf(stderr,
+               "nodescope: warning: the graph exec id %u was given to a second exec; its work is "
+               "written without graph keys\n",
+               e.native_id);
 }
 
-void NativeIdAttributor::Apply(const Event& e) {
-  max_native_id_ = std::max(max_native_id_, e.native_id);
-  cached_epochs_ = nullptr;
-  std::vector<Epoch>& epochs = epochs_[e.native_id];
-  if (e.created && !created_[e.native_id]) {
-    created_[e.native_id] = true;
-    if (epochs.empty()) return;  // a new exec keeps the vendor's id until it is changed
+void NativeIdAttributor::GraphIdTooLarge(GpuActivity& a) {
+  if (past_limit_.insert(a.graph_id).second && past_limit_.size() == 1) {
+    std::fprintf(stderr,
+                 "nodescope: warning: graph exec id %u is past %u, too large for exact graph node "
+                 "ids (below 2^53); the work of such execs is written without graph keys\n",
+                 a.graph_id, space_.graph_id_limit - 1);
   }
-  // Changed in place, or the same native id created again: everything launched from here on is
-  // a new exec as far as keys go. A fresh id of 0 means none was left: those records are withheld.
-  epochs.push_back(Epoch{e.correlation, TakeFreshId()});
+  Withhold(a, WithheldReason::kGraphIdTooLarge);
 }
 
 void NativeIdAttributor::AttributeGraphRecord(GpuActivity& a) {
-  const uint32_t native = a.graph_id;
-  if ((a.graph_node_id >> 32) != native) {
-    withheld_.Add(WithheldReason::kInconsistentNativeKey);
-    a.graph_id = 0;
-    a.graph_node_id = 0;
+  const uint32_t graph_id = a.graph_id;
+  if ((a.graph_node_id >> 32) != graph_id) {
+    Withhold(a, WithheldReason::kInconsistentNativeKey);
     return;
   }
-  if (native > max_native_id_) max_native_id_ = native;
-  uint32_t graph_id = native;
-  if (!epochs_.empty()) {
-    if (cached_epochs_ == nullptr || cached_native_ != native) {
-      auto it = epochs_.find(native);
-      cached_native_ = native;
-      cached_epochs_ = it == epochs_.end() ? &kNoEpochs : &it->second;
-    }
-    // The last epoch that began at or before this record's launch.
-    for (auto e = cached_epochs_->rbegin(); e != cached_epochs_->rend(); ++e) {
-      if (a.correlation_id >= e->from_correlation) {
-        graph_id = e->graph_id;
-        break;
-      }
-    }
-    if (graph_id == 0) {
-      withheld_.Add(WithheldReason::kIdSpaceExhausted);
-      a.graph_id = 0;
-      a.graph_node_id = 0;
+  if (graph_id >= space_.graph_id_limit) {
+    GraphIdTooLarge(a);
+    return;
+  }
+  if (!reused_.empty()) [[unlikely]] {
+    auto it = reused_.find(graph_id);
+    if (it != reused_.end() && a.correlation_id >= it->second) {
+      Withhold(a, WithheldReason::kExecIdReused);
       return;
     }
   }
-  const uint32_t ordinal = static_cast<uint32_t>(a.graph_node_id & 0xffffffffu);
-  if (!identities_.CheckOrLearn(graph_id, ordinal, IdentityOf(a))) {
-    withheld_.Add(WithheldReason::kIdentityMismatch);
-    a.graph_id = 0;
-    a.graph_node_id = 0;
+  const auto ordinal = static_cast<uint32_t>(a.graph_node_id);
+  uint32_t key = 0;
+  if (!keys_.Key(graph_id, ordinal, IdentityOf(a), &key)) [[unlikely]] {
+    if (withheld_.Get(WithheldReason::kOrdinalSpaceExhausted) == 0) {
+      std::fprintf(stderr,
+                   "nodescope: warning: graph %u has no node id left for node %u (changed to run "
+                   "too many different kernels); such work is written without graph keys\n",
+                   graph_id, ordinal);
+    }
+    Withhold(a, WithheldReason::kOrdinalSpaceExhausted);
     return;
   }
-  a.graph_id = graph_id;
-  a.graph_node_id = (static_cast<uint64_t>(graph_id) << 32) | ordinal;
+  a.graph_node_id = (uint64_t{graph_id} << 32) | key;
+}
+
+void NativeIdAttributor::Report(AttributionInfo* info) const {
+  info->new_node_ids = new_node_ids_issued();
+  info->graph_ids_past_limit = graph_ids_past_limit();
+  info->withheld.clear();
+  for (size_t r = 0; r < kWithheldReasonName.size(); ++r) {
+    info->withheld.emplace_back(kWithheldReasonName[r], withheld_.by_reason[r]);
+  }
 }
 
 }  // namespace nodescope

@@ -1,76 +1,92 @@
-// Attribution for backends whose records carry native graph ids (CUPTI): keep the vendor's keys
-// while an exec is unchanged; when it is changed in place, give it a fresh graph id drawn from the
-// top of the 32-bit space, so a key never names two nodes. Every record is verified.
+// Attribution for backends whose records carry native graph ids (CUPTI): the graph id is the
+// vendor's exec id for the exec's whole life, whatever updates happen to it; the node id is the
+// vendor's for the first thing each node runs, and a new one of the same graph id for anything
+// else it is later changed to run (node_keys.h). A record names its own exec, node and kernel, so
+// work launched before an update keeps what it ran with. What cannot be proven is withheld and
+// counted: a node id that does not pack its graph id, a graph id too large for exact keys, an
+// exec id the vendor re-used.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
-#include "attribution/identity_table.h"
+#include "attribution/node_keys.h"
 #include "attribution/withheld.h"
 #include "model/records.h"
+#include "model/trace.h"
 
 namespace nodescope {
 
 class NativeIdAttributor {
  public:
-  NativeIdAttributor() = default;
+  explicit NativeIdAttributor(KeySpace space = {}) : space_(space), keys_(space.top_ordinal) {}
 
   // ---- Lifecycle, from the application's threads (rare: instantiate, update, set-params). ----
-  // `correlation` is the vendor correlation id of the API call that did it: work launched with a
-  // smaller correlation id was launched before and keeps the id it had.
+  // `correlation` is the vendor correlation id of the API call that did it.
+  // Instantiation: only needed to catch a vendor re-using an exec id (CUPTI has not been seen to:
+  // 300 instantiate/destroy rounds gave 300 ids); work of the second exec is then withheld.
   void OnExecCreated(uint32_t native_exec_id, uint64_t correlation);
+  // In-place change (update, set-params, enable/disable): counted only. Keys do not depend on
+  // it: each record carries what it ran.
   void OnExecChanged(uint32_t native_exec_id, uint64_t correlation);
 
   // ---- Records, from the one decoding thread. ----
   // Applies lifecycle events queued since the last call. Call once per vendor buffer, before
   // Attribute() on its records.
   void Drain();
-  // Rewrites a.graph_id / a.graph_node_id to the engine's key, or clears both and counts why.
-  // Records with graph_id 0 are left alone.
+  // Rewrites a.graph_node_id to the engine's key (a.graph_id stays the exec's), or clears both
+  // and counts why. Records with graph_id 0 are left alone.
   void Attribute(GpuActivity& a) {
     if (a.graph_id == 0) return;
     AttributeGraphRecord(a);
   }
 
   const WithheldCounts& withheld() const { return withheld_; }
-  uint64_t fresh_ids_issued() const { return 0xffffffffull - next_fresh_; }
-
- private:
- public:
-  struct Epoch {
-    uint64_t from_correlation;
-    uint32_t graph_id;
-  };
+  // Node ids issued because a node was changed to run something else.
+  uint64_t new_node_ids_issued() const { return keys_.new_ordinals_issued(); }
+  // Execs whose id is at or past KeySpace::graph_id_limit (their records are withheld).
+  uint64_t graph_ids_past_limit() const { return past_limit_.size(); }
+  // In-place changes reported through OnExecChanged.
+  uint64_t exec_changes() const { return exec_changes_.load(std::memory_order_relaxed); }
+  // Fills everything but `mode`: new node ids, graph ids past the limit, withheld per reason.
+  void Report(AttributionInfo* info) const;
+  // No graph id is re-issued any more (issue 11): always 0. Kept only for the CUPTI tracer's
+  // Stop(), which still reads it; to go when that calls Report().
+  uint64_t fresh_ids_issued() const { return 0; }
 
  private:
   struct Event {
-    bool created;  // else changed
     uint32_t native_id;
     uint64_t correlation;
   };
   void AttributeGraphRecord(GpuActivity& a);
+  void Withhold(GpuActivity& a, WithheldReason why) {
+    withheld_.Add(why);
+    a.graph_id = 0;
+    a.graph_node_id = 0;
+  }
+  void GraphIdTooLarge(GpuActivity& a);
   void Apply(const Event& e);
-  uint32_t TakeFreshId();
 
-  // Producer side: a mutex taken only by lifecycle calls and by Drain() (once per buffer).
+  const KeySpace space_;
+
+  // Producer side: a mutex taken only by instantiations and by Drain() (once per buffer).
   std::mutex queue_mu_;
   std::vector<Event> queue_;
   std::atomic<bool> pending_{false};
+  std::atomic<uint64_t> exec_changes_{0};
 
   // Decoder side, touched only by the decoding thread.
-  std::unordered_map<uint32_t, std::vector<Epoch>> epochs_;  // native exec id -> epochs, in order
-  std::unordered_map<uint32_t, bool> created_;               // native ids seen being created
-  // One-entry cache of the epochs lookup: replays of one exec come in runs.
-  uint32_t cached_native_ = 0;
-  const std::vector<Epoch>* cached_epochs_ = nullptr;
-  IdentityTable identities_;
+  std::unordered_map<uint32_t, uint64_t> created_;  // exec id -> correlation of its creation
+  // Exec id -> correlation from which its work is withheld (created a second time).
+  std::unordered_map<uint32_t, uint64_t> reused_;
+  std::unordered_set<uint32_t> past_limit_;
+  NodeKeyTable keys_;
   WithheldCounts withheld_;
-  uint32_t next_fresh_ = 0xffffffffu;
-  uint32_t max_native_id_ = 0;
 };
 
 }  // namespace nodescope

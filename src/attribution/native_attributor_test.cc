@@ -1,5 +1,7 @@
-// Scripted event sequences through the native-id attribution engine: exec update, set-params,
-// re-creation, inconsistent keys, id exhaustion, two devices and concurrent lifecycle threads.
+// Scripted event sequences through the native-id attribution engine, one test per row of issue
+// 11's table (exec updates, set-params, destroy + re-instantiate, enable/disable), then the edges:
+// keys below 2^53, graph ids past 2^21, ordinals running out, re-used exec ids, copies and fills,
+// inconsistent vendor keys, two devices and concurrent lifecycle threads.
 #include "attribution/native_attributor.h"
 
 #include <gtest/gtest.h>
@@ -25,128 +27,349 @@ GpuActivity Kernel(uint32_t graph_id, uint32_t ordinal, StringId name, uint32_t 
   return a;
 }
 
-// Keys the engine emitted -> the set of kernel names each named.
-using KeyNames = std::map<std::pair<uint32_t, uint64_t>, std::set<StringId>>;
+// What the engine emitted: key -> names it named, key -> occurrences, graph ids.
+struct Keys {
+  std::map<std::pair<uint32_t, uint64_t>, std::set<uint32_t>> names;
+  std::map<std::pair<uint32_t, uint64_t>, int> count;
+  std::set<uint32_t> graphs;
+  int unkeyed = 0;
+  void Add(const GpuActivity& a) {
+    if (a.graph_id == 0) {
+      ++unkeyed;
+      return;
+    }
+    EXPECT_EQ(a.graph_node_id >> 32, a.graph_id);
+    EXPECT_LT(a.graph_node_id, uint64_t{1} << 53) << "a key a double cannot hold";
+    names[{a.graph_id, a.graph_node_id}].insert(IdentityOf(a));
+    ++count[{a.graph_id, a.graph_node_id}];
+    graphs.insert(a.graph_id);
+  }
+  size_t Aliased() const {
+    size_t n = 0;
+    for (const auto& [key, v] : names) n += v.size() > 1;
+    return n;
+  }
+  int Count(uint32_t graph, uint64_t node_id) const {
+    auto it = count.find({graph, node_id});
+    return it == count.end() ? 0 : it->second;
+  }
+};
 
-void Record(KeyNames& keys, const GpuActivity& a) {
-  if (a.graph_id != 0) keys[{a.graph_id, a.graph_node_id}].insert(a.kernel.name);
+uint64_t NodeId(uint32_t graph, uint32_t ordinal) { return (uint64_t{graph} << 32) | ordinal; }
+
+// One replay of exec `graph` running kernels[i] at node i; returns the records, attributed.
+void Replay(NativeIdAttributor& e, Keys& keys, uint32_t graph, const std::vector<StringId>& kernels,
+            uint32_t correlation) {
+  for (uint32_t n = 0; n < kernels.size(); ++n) {
+    GpuActivity a = Kernel(graph, n, kernels[n], correlation);
+    e.Attribute(a);
+    keys.Add(a);
+  }
 }
 
-size_t Aliased(const KeyNames& keys) {
-  size_t n = 0;
-  for (const auto& [key, names] : keys) n += names.size() > 1;
-  return n;
-}
+const std::vector<StringId> kEight = {100, 101, 102, 103, 104, 105, 106, 107};
 
 TEST(NativeIdAttributor, UnchangedExecKeepsVendorKeys) {
   NativeIdAttributor engine;
   engine.OnExecCreated(1, 10);
   engine.Drain();
-  KeyNames keys;
-  uint32_t corr = 100;
-  for (int replay = 0; replay < 200; ++replay, ++corr) {
-    for (uint32_t n = 0; n < 32; ++n) {
-      GpuActivity a = Kernel(1, n, 100 + n, corr);
-      engine.Attribute(a);
-      EXPECT_EQ(a.graph_id, 1u);
-      EXPECT_EQ(a.graph_node_id, (uint64_t{1} << 32) | n);
-      Record(keys, a);
-    }
-  }
-  EXPECT_EQ(keys.size(), 32u);
-  EXPECT_EQ(Aliased(keys), 0u);
+  Keys keys;
+  for (uint32_t r = 0; r < 200; ++r) Replay(engine, keys, 1, kEight, 100 + r);
+  EXPECT_EQ(keys.names.size(), 8u);
+  for (uint32_t n = 0; n < 8; ++n) EXPECT_EQ(keys.Count(1, NodeId(1, n)), 200);
   EXPECT_EQ(engine.withheld().Total(), 0u);
-  EXPECT_EQ(engine.fresh_ids_issued(), 0u);
+  EXPECT_EQ(engine.new_node_ids_issued(), 0u);
 }
 
-TEST(NativeIdAttributor, ExecUpdateGetsFreshIdAndInFlightWorkKeepsOld) {
+// Row 1: re-capture + cudaGraphExecUpdate every step, the same 8 kernels, 100 steps.
+TEST(NativeIdAttributor, UpdateEveryStepSameKernelsKeepsEveryKey) {
+  NativeIdAttributor engine;
+  engine.OnExecCreated(1, 1);
+  Keys keys;
+  uint32_t corr = 2;
+  for (int step = 0; step < 100; ++step) {
+    engine.OnExecChanged(1, corr++);
+    engine.Drain();
+    Replay(engine, keys, 1, kEight, corr++);
+  }
+  EXPECT_EQ(keys.graphs.size(), 1u);
+  EXPECT_EQ(keys.names.size(), 8u);
+  for (uint32_t n = 0; n < 8; ++n) EXPECT_EQ(keys.Count(1, NodeId(1, n)), 100);
+  EXPECT_EQ(keys.Aliased(), 0u);
+  EXPECT_EQ(engine.withheld().Total(), 0u);
+  EXPECT_EQ(engine.new_node_ids_issued(), 0u);
+  EXPECT_EQ(engine.exec_changes(), 100u);
+}
+
+// Row 2: the same, but node 7 runs another kernel every 10th step.
+TEST(NativeIdAttributor, NodeSwappingEveryTenthStepGetsOneMoreKey) {
+  NativeIdAttributor engine;
+  engine.OnExecCreated(1, 1);
+  Keys keys;
+  uint32_t corr = 2;
+  for (int step = 0; step < 100; ++step) {
+    std::vector<StringId> kernels = kEight;
+    if (step % 10 == 9) kernels[7] = 200;
+    engine.OnExecChanged(1, corr++);
+    engine.Drain();
+    Replay(engine, keys, 1, kernels, corr++);
+  }
+  EXPECT_EQ(keys.graphs.size(), 1u);
+  EXPECT_EQ(keys.names.size(), 9u);
+  EXPECT_EQ(keys.Aliased(), 0u);
+  EXPECT_EQ(keys.Count(1, NodeId(1, 7)), 90);
+  EXPECT_EQ(keys.Count(1, NodeId(1, 0xffffffffu)), 10) << "the first new ordinal is the top one";
+  EXPECT_EQ(engine.new_node_ids_issued(), 1u);
+  EXPECT_EQ(engine.withheld().Total(), 0u);
+}
+
+// Row 3: a 2-node exec, cudaGraphExecKernelNodeSetParams swaps node 0's kernel.
+TEST(NativeIdAttributor, SetParamsSwappingOneKernelGivesThreeKeys) {
+  NativeIdAttributor engine;
+  engine.OnExecCreated(7, 1);
+  Keys keys;
+  uint32_t corr = 2;
+  for (int i = 0; i < 150; ++i) Replay(engine, keys, 7, {50, 51}, corr++);
+  engine.OnExecChanged(7, corr++);
+  engine.Drain();
+  for (int i = 0; i < 150; ++i) Replay(engine, keys, 7, {99, 51}, corr++);
+  EXPECT_EQ(keys.graphs, std::set<uint32_t>{7});
+  EXPECT_EQ(keys.names.size(), 3u);
+  EXPECT_EQ(keys.Aliased(), 0u);
+  EXPECT_EQ(keys.Count(7, NodeId(7, 0)), 150);
+  EXPECT_EQ(keys.Count(7, NodeId(7, 1)), 300) << "the untouched node keeps its key";
+  EXPECT_EQ(keys.Count(7, NodeId(7, 0xffffffffu)), 150);
+}
+
+// Row 4: update to a graph of 4 different kernels (work launched before it still in flight when
+// the update is reported), then destroy + re-instantiate.
+TEST(NativeIdAttributor, UpdateToOtherKernelsKeepsGraphIdAndInFlightWork) {
   NativeIdAttributor engine;
   engine.OnExecCreated(3, 1);
-  KeyNames keys;
   std::vector<GpuActivity> before, after;
-  // 150 replays of kernels A0..A3 (correlation 100..249), then an update at correlation 250 to
-  // kernels B0..B3, then 150 replays (correlation 251..400). CUPTI keeps graph id 3 throughout.
   for (uint32_t r = 0; r < 150; ++r)
     for (uint32_t n = 0; n < 4; ++n) before.push_back(Kernel(3, n, 10 + n, 100 + r));
   engine.OnExecChanged(3, 250);
   for (uint32_t r = 0; r < 150; ++r)
     for (uint32_t n = 0; n < 4; ++n) after.push_back(Kernel(3, n, 20 + n, 251 + r));
-  // The first buffer holds work launched before the update but decoded after it was reported.
-  engine.Drain();
+  engine.Drain();  // the first buffer is decoded after the update was reported
+  Keys keys;
   for (GpuActivity& a : before) {
     engine.Attribute(a);
-    EXPECT_EQ(a.graph_id, 3u) << "in-flight work keeps the id it was launched with";
-    Record(keys, a);
+    EXPECT_EQ(a.graph_node_id, NodeId(3, a.graph_node_id & 0xffffffffu));
+    EXPECT_LT(a.graph_node_id & 0xffffffffu, 4u) << "work launched before keeps its key";
+    keys.Add(a);
   }
   for (GpuActivity& a : after) {
     engine.Attribute(a);
-    EXPECT_EQ(a.graph_id, 0xffffffffu) << "a changed exec gets the top fresh id";
-    EXPECT_EQ(a.graph_node_id >> 32, a.graph_id);
-    Record(keys, a);
+    EXPECT_EQ(a.graph_id, 3u) << "one graph id for the exec's whole life";
+    EXPECT_GE(a.graph_node_id & 0xffffffffu, 0xfffffffcu);
+    keys.Add(a);
   }
-  EXPECT_EQ(keys.size(), 8u);
-  EXPECT_EQ(Aliased(keys), 0u);
+  EXPECT_EQ(keys.graphs.size(), 1u);
+  EXPECT_EQ(keys.names.size(), 8u);
+  EXPECT_EQ(keys.Aliased(), 0u);
+  for (const auto& [key, n] : keys.count) EXPECT_EQ(n, 150);
+  // Destroy + instantiate: CUPTI gives the new exec a new id, which starts clean.
+  engine.OnExecCreated(4, 500);
+  engine.Drain();
+  Replay(engine, keys, 4, {20, 21, 22, 23}, 501);
+  EXPECT_EQ(keys.graphs.size(), 2u);
+  EXPECT_EQ(keys.Count(4, NodeId(4, 0)), 1);
   EXPECT_EQ(engine.withheld().Total(), 0u);
-  EXPECT_EQ(engine.fresh_ids_issued(), 1u);
 }
 
-TEST(NativeIdAttributor, SetParamsOnOneNodeRenamesTheWholeExec) {
+// Going back to the earlier kernel gives back the earlier key; the same new kernel again gives
+// the same new key; a third kernel gets the next new ordinal down.
+TEST(NativeIdAttributor, NewNodeIdsAreMemoized) {
   NativeIdAttributor engine;
-  KeyNames keys;
+  Keys keys;
   uint32_t corr = 1;
-  auto replay = [&](StringId node2) {
-    for (uint32_t n = 0; n < 4; ++n) {
-      GpuActivity a = Kernel(7, n, n == 2 ? node2 : 50 + n, corr);
+  auto node0 = [&](StringId k) {
+    GpuActivity a = Kernel(9, 0, k, corr++);
+    engine.Attribute(a);
+    keys.Add(a);
+    return a.graph_node_id;
+  };
+  const uint64_t a = node0(1);
+  const uint64_t b = node0(2);
+  EXPECT_EQ(a, NodeId(9, 0));
+  EXPECT_EQ(b, NodeId(9, 0xffffffffu));
+  EXPECT_EQ(node0(1), a);
+  EXPECT_EQ(node0(2), b);
+  EXPECT_EQ(node0(3), NodeId(9, 0xfffffffeu));
+  EXPECT_EQ(node0(2), b);
+  EXPECT_EQ(node0(1), a);
+  EXPECT_EQ(engine.new_node_ids_issued(), 2u);
+  EXPECT_EQ(keys.Aliased(), 0u);
+}
+
+// Set-params changing only arguments or grid, and a node disabled then enabled again: the
+// records name the same kernel, so the key stays (their other fields do not enter the key).
+TEST(NativeIdAttributor, ArgumentsGridAndEnableDoNotChangeKeys) {
+  NativeIdAttributor engine;
+  Keys keys;
+  uint32_t corr = 1;
+  for (int r = 0; r < 50; ++r) {
+    engine.OnExecChanged(2, corr++);  // cuGraphExecKernelNodeSetParams: new buffers, new grid
+    engine.Drain();
+    for (uint32_t n = 0; n < 3; ++n) {
+      GpuActivity a = Kernel(2, n, 300 + n, corr);
+      a.kernel.grid[0] = 1 + r;
+      a.kernel.block[0] = 32 << (r % 3);
+      a.kernel.dynamic_shared_bytes = static_cast<uint32_t>(r);
+      if (r >= 20 && r < 30 && n == 1) continue;  // cudaGraphNodeSetEnabled(off), later on
       engine.Attribute(a);
-      Record(keys, a);
+      keys.Add(a);
     }
     ++corr;
+  }
+  EXPECT_EQ(keys.names.size(), 3u);
+  EXPECT_EQ(keys.Count(2, NodeId(2, 1)), 40);
+  EXPECT_EQ(engine.new_node_ids_issued(), 0u);
+}
+
+// Copies and fills: a copy node is known by direction and memory kinds, a fill by memory kind;
+// a kernel node and a copy node never share an identity.
+TEST(NativeIdAttributor, CopiesAndFillsAreKeyedByWhatTheyDo) {
+  NativeIdAttributor engine;
+  Keys keys;
+  auto copy = [](CopyDirection dir, MemoryKind src, MemoryKind dst, uint32_t corr) {
+    GpuActivity a = Kernel(5, 0, 0, corr);
+    a.kind = ActivityKind::kMemcpy;
+    a.copy.direction = dir;
+    a.copy.src_kind = src;
+    a.copy.dst_kind = dst;
+    a.copy.bytes = corr;  // sizes and addresses do not enter the key
+    return a;
   };
-  for (int i = 0; i < 10; ++i) replay(52);
-  engine.OnExecChanged(7, corr++);  // cudaGraphExecKernelNodeSetParams swaps node 2's function
-  engine.Drain();
-  for (int i = 0; i < 10; ++i) replay(99);
-  EXPECT_EQ(Aliased(keys), 0u);
-  EXPECT_EQ(keys.size(), 8u);
+  auto fill = [](MemoryKind kind, uint32_t corr) {
+    GpuActivity a = Kernel(5, 1, 0, corr);
+    a.kind = ActivityKind::kMemset;
+    a.fill.memory_kind = kind;
+    a.fill.value = corr;
+    return a;
+  };
+  std::vector<GpuActivity> records = {
+      copy(CopyDirection::kDtoD, MemoryKind::kDevice, MemoryKind::kDevice, 1),
+      copy(CopyDirection::kDtoD, MemoryKind::kDevice, MemoryKind::kDevice, 2),
+      copy(CopyDirection::kHtoD, MemoryKind::kPinned, MemoryKind::kDevice, 3),
+      copy(CopyDirection::kHtoD, MemoryKind::kPageable, MemoryKind::kDevice, 4),
+      fill(MemoryKind::kDevice, 1),
+      fill(MemoryKind::kDevice, 2),
+      fill(MemoryKind::kManaged, 3),
+      Kernel(5, 0, 0, 5),  // a kernel whose name id is 0 at the copy's ordinal
+  };
+  std::vector<uint64_t> ids;
+  for (GpuActivity& a : records) {
+    engine.Attribute(a);
+    keys.Add(a);
+    ids.push_back(a.graph_node_id);
+  }
+  EXPECT_EQ(ids[0], NodeId(5, 0));
+  EXPECT_EQ(ids[1], ids[0]) << "same copy, other size: same key";
+  EXPECT_NE(ids[2], ids[0]);
+  EXPECT_NE(ids[3], ids[2]) << "pageable and pinned sources are different copies";
+  EXPECT_EQ(ids[4], NodeId(5, 1));
+  EXPECT_EQ(ids[5], ids[4]);
+  EXPECT_NE(ids[6], ids[4]);
+  EXPECT_NE(ids[7], ids[0]);
+  EXPECT_EQ(keys.names.size(), 6u);
+  EXPECT_EQ(keys.Aliased(), 0u);
   EXPECT_EQ(engine.withheld().Total(), 0u);
 }
 
-TEST(NativeIdAttributor, RecreatedNativeIdInheritsNothing) {
+TEST(NativeIdAttributor, EveryKeyIsExactAsADouble) {
   NativeIdAttributor engine;
-  KeyNames keys;
+  Keys keys;
+  const uint32_t last = (1u << 21) - 1;  // the largest graph id allowed
+  for (uint32_t k = 0; k < 5; ++k) {
+    GpuActivity a = Kernel(last, 3, 400 + k, k + 1);
+    engine.Attribute(a);
+    ASSERT_EQ(a.graph_id, last);
+    EXPECT_LE(a.graph_node_id, (uint64_t{1} << 53) - 1);
+    EXPECT_EQ(static_cast<uint64_t>(static_cast<double>(a.graph_node_id)), a.graph_node_id);
+    keys.Add(a);
+  }
+  EXPECT_EQ(keys.names.size(), 5u);
+}
+
+TEST(NativeIdAttributor, GraphIdPastTwoToThe21IsWithheldAndCounted) {
+  NativeIdAttributor engine;
+  Keys keys;
+  for (uint32_t graph : {1u << 21, (1u << 21) + 5, 0xfffffff0u}) {
+    for (uint32_t r = 0; r < 3; ++r) {
+      GpuActivity a = Kernel(graph, 0, 1, r);
+      engine.Attribute(a);
+      EXPECT_EQ(a.graph_id, 0u);
+      EXPECT_EQ(a.graph_node_id, 0u);
+      keys.Add(a);
+    }
+  }
+  EXPECT_EQ(keys.names.size(), 0u);
+  EXPECT_EQ(engine.withheld().Get(WithheldReason::kGraphIdTooLarge), 9u);
+  EXPECT_EQ(engine.graph_ids_past_limit(), 3u);
+  AttributionInfo info;
+  engine.Report(&info);
+  EXPECT_EQ(info.graph_ids_past_limit, 3u);
+  bool found = false;
+  for (const auto& [reason, n] : info.withheld) {
+    if (reason == std::string("graph_id_too_large")) found = n == 9;
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(NativeIdAttributor, NewOrdinalsNeverMeetNativeOnes) {
+  // A small ordinal space: new ordinals come down from 10; the graph's native ones are 0..7.
+  NativeIdAttributor engine(KeySpace{.graph_id_limit = 1u << 21, .top_ordinal = 10});
+  Keys keys;
+  uint32_t corr = 1;
+  Replay(engine, keys, 1, kEight, corr++);
+  std::vector<uint64_t> issued;
+  for (StringId k = 500; k < 505; ++k) {
+    GpuActivity a = Kernel(1, 7, k, corr++);
+    engine.Attribute(a);
+    keys.Add(a);
+    issued.push_back(a.graph_node_id);
+  }
+  EXPECT_EQ(issued[0], NodeId(1, 10));
+  EXPECT_EQ(issued[1], NodeId(1, 9));
+  EXPECT_EQ(issued[2], NodeId(1, 8));
+  EXPECT_EQ(issued[3], 0u) << "ordinal 7 is native: withheld, not shared";
+  EXPECT_EQ(issued[4], 0u);
+  // A native ordinal where new ones were issued is withheld too; earlier keys still work.
+  GpuActivity high = Kernel(1, 9, 600, corr++);
+  engine.Attribute(high);
+  EXPECT_EQ(high.graph_id, 0u);
+  GpuActivity again = Kernel(1, 7, 501, corr++);
+  engine.Attribute(again);
+  EXPECT_EQ(again.graph_node_id, NodeId(1, 9));
+  EXPECT_EQ(engine.withheld().Get(WithheldReason::kOrdinalSpaceExhausted), 3u);
+  EXPECT_EQ(keys.Aliased(), 0u);
+}
+
+TEST(NativeIdAttributor, ReusedExecIdIsWithheldNeverInherited) {
+  NativeIdAttributor engine;
+  Keys keys;
   engine.OnExecCreated(5, 1);
   engine.Drain();
-  for (uint32_t n = 0; n < 3; ++n) {
-    GpuActivity a = Kernel(5, n, 60 + n, 2);
-    engine.Attribute(a);
-    Record(keys, a);
-  }
-  engine.OnExecCreated(5, 10);  // destroyed and instantiated again under the same id
+  std::vector<GpuActivity> first_exec;
+  for (uint32_t n = 0; n < 3; ++n) first_exec.push_back(Kernel(5, n, 60 + n, 2));
+  engine.OnExecCreated(5, 10);  // a second exec under the same id (CUPTI has not been seen to)
   engine.Drain();
+  for (GpuActivity& a : first_exec) {
+    engine.Attribute(a);
+    EXPECT_EQ(a.graph_id, 5u) << "launched before the second exec existed";
+    keys.Add(a);
+  }
   for (uint32_t n = 0; n < 3; ++n) {
     GpuActivity a = Kernel(5, n, 70 + n, 11);
     engine.Attribute(a);
-    EXPECT_NE(a.graph_id, 5u);
-    Record(keys, a);
+    EXPECT_EQ(a.graph_id, 0u);
+    keys.Add(a);
   }
-  EXPECT_EQ(keys.size(), 6u);
-  EXPECT_EQ(Aliased(keys), 0u);
-}
-
-TEST(NativeIdAttributor, UnreportedChangeIsWithheldNeverAliased) {
-  // The vendor changed a node and we were not told: verification must catch it.
-  NativeIdAttributor engine;
-  KeyNames keys;
-  GpuActivity a = Kernel(2, 0, 80, 1);
-  engine.Attribute(a);
-  Record(keys, a);
-  GpuActivity b = Kernel(2, 0, 81, 2);
-  engine.Attribute(b);
-  EXPECT_EQ(b.graph_id, 0u);
-  EXPECT_EQ(b.graph_node_id, 0u);
-  Record(keys, b);
-  EXPECT_EQ(Aliased(keys), 0u);
-  EXPECT_EQ(engine.withheld().Get(WithheldReason::kIdentityMismatch), 1u);
+  EXPECT_EQ(engine.withheld().Get(WithheldReason::kExecIdReused), 3u);
+  EXPECT_EQ(keys.Aliased(), 0u);
 }
 
 TEST(NativeIdAttributor, InconsistentVendorKeyIsWithheld) {
@@ -167,45 +390,25 @@ TEST(NativeIdAttributor, PlainWorkIsUntouched) {
   EXPECT_EQ(engine.withheld().Total(), 0u);
 }
 
-TEST(NativeIdAttributor, FreshIdsNeverMeetVendorIds) {
-  NativeIdAttributor engine;
-  const uint32_t high = 0xfffffff0u;  // a vendor id close to the top
-  GpuActivity seed = Kernel(high, 0, 1, 1);
-  engine.Attribute(seed);
-  KeyNames keys;
-  Record(keys, seed);
-  uint32_t corr = 2;
-  for (int change = 0; change < 40; ++change) {
-    engine.OnExecChanged(high, corr);
-    engine.Drain();
-    GpuActivity a = Kernel(high, 0, 1000 + static_cast<StringId>(change), corr + 1);
-    engine.Attribute(a);
-    EXPECT_TRUE(a.graph_id == 0 || a.graph_id > high) << a.graph_id;
-    Record(keys, a);
-    corr += 2;
-  }
-  EXPECT_EQ(Aliased(keys), 0u);
-  EXPECT_EQ(engine.fresh_ids_issued(), 14u);  // 0xffffffff down to 0xfffffff2
-  EXPECT_GT(engine.withheld().Get(WithheldReason::kIdSpaceExhausted), 0u);
-}
-
 TEST(NativeIdAttributor, TwoDevicesKeepIndependentKeys) {
   NativeIdAttributor engine;
-  KeyNames keys;
+  Keys keys;
   for (uint32_t r = 0; r < 5; ++r) {
     for (uint32_t dev = 0; dev < 2; ++dev) {
       GpuActivity a = Kernel(10 + dev, 0, 200 + dev, r, dev);
       engine.Attribute(a);
       EXPECT_EQ(a.graph_id, 10 + dev);
-      Record(keys, a);
+      keys.Add(a);
     }
   }
-  engine.OnExecChanged(11, 100);
-  engine.Drain();
+  GpuActivity swapped = Kernel(11, 0, 250, 100, 1);
+  engine.Attribute(swapped);
+  keys.Add(swapped);
   GpuActivity a = Kernel(10, 0, 200, 101, 0);
   engine.Attribute(a);
-  EXPECT_EQ(a.graph_id, 10u) << "a change to device 1's exec leaves device 0's alone";
-  EXPECT_EQ(Aliased(keys), 0u);
+  EXPECT_EQ(a.graph_node_id, NodeId(10, 0)) << "a change to device 1's exec leaves device 0's";
+  EXPECT_EQ(keys.names.size(), 3u);
+  EXPECT_EQ(keys.Aliased(), 0u);
 }
 
 TEST(NativeIdAttributor, ConcurrentLifecycleThreads) {
@@ -213,20 +416,22 @@ TEST(NativeIdAttributor, ConcurrentLifecycleThreads) {
   std::vector<std::thread> threads;
   for (uint32_t t = 0; t < 8; ++t) {
     threads.emplace_back([&engine, t] {
-      for (uint32_t i = 0; i < 100; ++i) engine.OnExecChanged(100 + t, i * 8 + t);
+      for (uint32_t i = 0; i < 100; ++i) {
+        engine.OnExecCreated(1000 * (t + 1) + i, i * 8 + t);
+        engine.OnExecChanged(1000 * (t + 1) + i, i * 8 + t + 1);
+      }
     });
   }
   for (int i = 0; i < 50; ++i) engine.Drain();
   for (auto& th : threads) th.join();
   engine.Drain();
-  EXPECT_EQ(engine.fresh_ids_issued(), 800u);
-  std::set<uint32_t> ids;
+  EXPECT_EQ(engine.exec_changes(), 800u);
+  Keys keys;
   for (uint32_t t = 0; t < 8; ++t) {
-    GpuActivity a = Kernel(100 + t, 0, 7, 100000);
-    engine.Attribute(a);
-    ids.insert(a.graph_id);
+    for (uint32_t i = 0; i < 100; ++i) Replay(engine, keys, 1000 * (t + 1) + i, {7}, 100000);
   }
-  EXPECT_EQ(ids.size(), 8u) << "each exec's latest epoch has its own id";
+  EXPECT_EQ(keys.graphs.size(), 800u);
+  EXPECT_EQ(engine.withheld().Total(), 0u) << "no exec id was re-used";
 }
 
 }  // namespace

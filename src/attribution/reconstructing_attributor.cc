@@ -21,6 +21,7 @@ class ReconstructingAttributor::ThreadState {
  public:
   struct LaunchSlot {
     std::atomic<uint32_t> graph_id{0};
+    std::atomic<uint32_t> version{0};
     std::atomic<uint32_t> dispatches{0};
     std::atomic<uint32_t> ended{0};
   };
@@ -65,10 +66,10 @@ class ReconstructingAttributor::ThreadState {
   Frame frames_[kMaxDepth] = {};
   int depth_ = 0;
   int overflow_ = 0;  // launches nested deeper than kMaxDepth: their work is unattributed
-  // exec handle -> graph id, valid while cache_generation_ equals the engine's generation.
+  // exec handle -> graph id and version, valid while cache_generation_ equals the engine's.
   static constexpr int kCacheSize = 8;
   uint64_t cache_handle_[kCacheSize] = {};
-  uint32_t cache_id_[kCacheSize] = {};
+  Exec cache_exec_[kCacheSize] = {};
   int cache_next_ = 0;
   uint64_t cache_generation_ = 0;
 
@@ -77,8 +78,10 @@ class ReconstructingAttributor::ThreadState {
   std::unique_ptr<std::atomic<LaunchSlot*>[]> chunks_;
 };
 
-ReconstructingAttributor::ReconstructingAttributor()
-    : threads_(new std::atomic<ThreadState*>[kMaxThreads + 1]) {
+ReconstructingAttributor::ReconstructingAttributor(KeySpace space)
+    : space_(space),
+      threads_(new std::atomic<ThreadState*>[kMaxThreads + 1]),
+      keys_(space.top_ordinal) {
   for (uint32_t i = 0; i <= kMaxThreads; ++i) threads_[i].store(nullptr);
 }
 
@@ -95,72 +98,68 @@ ReconstructingAttributor::ThreadState* ReconstructingAttributor::RegisterThread(
   return t;
 }
 
-uint32_t ReconstructingAttributor::NewFreshId() {
-  if (next_fresh_ <= max_low_ + 1u)
-    return 0;  // would meet the low ids: no id rather than a shared one
-  return next_fresh_--;
-}
-
-uint32_t ReconstructingAttributor::NewLowId(uint64_t native_id, uint64_t exec_handle) {
-  uint64_t id = native_id != 0 ? native_id : next_low_++;
-  if (id >= next_fresh_) {
-    if (oversized_execs_.fetch_add(1) == 0) {
-      std::fprintf(stderr,
-                   "nodescope: warning: graph exec 0x%llx has id %llu, too large to pack into a "
-                   "graph node id; its work is written without graph keys\n",
-                   static_cast<unsigned long long>(exec_handle),
-                   static_cast<unsigned long long>(id));
-    }
-    return 0;
+uint32_t ReconstructingAttributor::NewGraphId(uint64_t exec_handle, uint64_t native_id) {
+  if (next_graph_id_ < space_.graph_id_limit) return next_graph_id_++;
+  if (past_limit_.fetch_add(1) == 0) {
+    std::fprintf(stderr,
+                 "nodescope: warning: graph exec 0x%llx (SDK id %llu) is past the %u graph ids "
+                 "whose node ids stay exact (below 2^53); the work of such execs is written "
+                 "without graph keys\n",
+                 static_cast<unsigned long long>(exec_handle),
+                 static_cast<unsigned long long>(native_id), space_.graph_id_limit - 1);
   }
-  auto low = static_cast<uint32_t>(id);
-  if (low > max_low_) max_low_ = low;
-  return low;
+  return 0;
 }
 
 void ReconstructingAttributor::OnExecCreated(uint64_t exec_handle, uint64_t native_id) {
   std::lock_guard<std::mutex> lock(exec_mu_);
   // A reused address is a new exec: it inherits nothing from the one destroyed before.
-  exec_ids_[exec_handle] = NewLowId(native_id, exec_handle);
+  execs_[exec_handle] = Exec{NewGraphId(exec_handle, native_id), 0};
   generation_.fetch_add(1, std::memory_order_release);
 }
 
 void ReconstructingAttributor::OnExecDestroyed(uint64_t exec_handle) {
   std::lock_guard<std::mutex> lock(exec_mu_);
-  exec_ids_.erase(exec_handle);
+  execs_.erase(exec_handle);
   generation_.fetch_add(1, std::memory_order_release);
 }
 
 void ReconstructingAttributor::OnExecChanged(uint64_t exec_handle) {
   std::lock_guard<std::mutex> lock(exec_mu_);
-  exec_ids_[exec_handle] = NewFreshId();
+  auto it = execs_.find(exec_handle);
+  if (it == execs_.end()) {
+    // Instantiated before tracing began: a new exec as far as we can know.
+    it = execs_.emplace(exec_handle, Exec{NewGraphId(exec_handle, 0), 0}).first;
+  }
+  ++it->second.version;
   generation_.fetch_add(1, std::memory_order_release);
 }
 
-uint32_t ReconstructingAttributor::GraphIdFor(ThreadState* t, uint64_t exec_handle) {
+ReconstructingAttributor::Exec ReconstructingAttributor::ExecFor(ThreadState* t,
+                                                                 uint64_t exec_handle) {
   uint64_t gen = generation_.load(std::memory_order_acquire);
   if (t->cache_generation_ == gen) [[likely]] {
     for (int i = 0; i < ThreadState::kCacheSize; ++i) {
-      if (t->cache_handle_[i] == exec_handle && exec_handle != 0) return t->cache_id_[i];
+      if (t->cache_handle_[i] == exec_handle && exec_handle != 0) return t->cache_exec_[i];
     }
   } else {
     for (uint64_t& h : t->cache_handle_) h = 0;
     t->cache_generation_ = gen;
   }
-  uint32_t id;
+  Exec exec;
   {
     std::lock_guard<std::mutex> lock(exec_mu_);
-    auto it = exec_ids_.find(exec_handle);
-    if (it == exec_ids_.end()) {
+    auto it = execs_.find(exec_handle);
+    if (it == execs_.end()) {
       // Instantiated before tracing began: a new exec as far as we can know.
-      it = exec_ids_.emplace(exec_handle, NewLowId(0, exec_handle)).first;
+      it = execs_.emplace(exec_handle, Exec{NewGraphId(exec_handle, 0), 0}).first;
     }
-    id = it->second;
+    exec = it->second;
   }
   int slot = t->cache_next_++ % ThreadState::kCacheSize;
   t->cache_handle_[slot] = exec_handle;
-  t->cache_id_[slot] = id;
-  return id;
+  t->cache_exec_[slot] = exec;
+  return exec;
 }
 
 void ReconstructingAttributor::LaunchBegin(ThreadState* t, uint64_t exec_handle,
@@ -172,7 +171,11 @@ void ReconstructingAttributor::LaunchBegin(ThreadState* t, uint64_t exec_handle,
   }
   uint32_t seq = 0;
   ThreadState::LaunchSlot* slot = t->NewSlot(&seq);
-  if (slot != nullptr) slot->graph_id.store(GraphIdFor(t, exec_handle), std::memory_order_release);
+  if (slot != nullptr) {
+    const Exec exec = ExecFor(t, exec_handle);
+    slot->version.store(exec.version, std::memory_order_relaxed);
+    slot->graph_id.store(exec.graph_id, std::memory_order_release);
+  }
   t->frames_[t->depth_++] = ThreadState::Frame{slot, seq, 0, correlation};
 }
 
@@ -200,7 +203,33 @@ uint64_t ReconstructingAttributor::OnDispatch(ThreadState* t, uint64_t dispatch_
 }
 
 void ReconstructingAttributor::SetExpectedDispatches(uint32_t graph_id, uint32_t count) {
-  expected_[graph_id] = count;
+  GraphOf(graph_id).reported = count;
+}
+
+ReconstructingAttributor::TwoVersions::Verdict ReconstructingAttributor::TwoVersions::CheckSlow(
+    uint32_t v, uint32_t x, uint32_t** slot) {
+  if (value == kNone || v > version) {  // a version newer than any seen: learn it
+    prev_version = version;
+    prev_value = value;
+    prev_key = key;
+    version = v;
+    value = x;
+    key = kNone;
+    *slot = &key;
+    return kOk;
+  }
+  if (prev_value != kNone && v == prev_version) {
+    *slot = &prev_key;
+    return x == prev_value ? kOk : kMismatch;
+  }
+  if (prev_value == kNone || v > prev_version) {  // an older version seen late, first sight
+    prev_version = v;
+    prev_value = x;
+    prev_key = kNone;
+    *slot = &prev_key;
+    return kOk;
+  }
+  return kStale;
 }
 
 void ReconstructingAttributor::Resolve(GpuActivity& a, uint64_t tag) {
@@ -220,7 +249,7 @@ void ReconstructingAttributor::Resolve(GpuActivity& a, uint64_t tag) {
   }
   uint32_t graph_id = slot->graph_id.load(std::memory_order_acquire);
   if (graph_id == 0) {
-    withheld_.Add(WithheldReason::kExecIdTooLarge);
+    withheld_.Add(WithheldReason::kGraphIdTooLarge);
     return;
   }
   if (wrong) {
@@ -231,20 +260,50 @@ void ReconstructingAttributor::Resolve(GpuActivity& a, uint64_t tag) {
     withheld_.Add(WithheldReason::kLaunchInProgress);
     return;
   }
-  uint32_t count = slot->dispatches.load(std::memory_order_relaxed);
-  auto [it, first] =
-      expected_.try_emplace(graph_id, count);  // unreported: the first launch sets it
-  (void)first;
-  if (count != it->second || ordinal >= count) {
+  const uint32_t count = slot->dispatches.load(std::memory_order_relaxed);
+  const uint32_t version = slot->version.load(std::memory_order_relaxed);
+  GraphState& g = GraphOf(graph_id);
+  uint32_t* unused = nullptr;
+  TwoVersions::Verdict counted =
+      g.reported != TwoVersions::kNone
+          ? (count == g.reported ? TwoVersions::kOk : TwoVersions::kMismatch)
+          : g.count.Check(version, count, &unused);  // unreported: a version's first launch
+  if (counted == TwoVersions::kStale) [[unlikely]] {
+    withheld_.Add(WithheldReason::kStaleExecVersion);
+    return;
+  }
+  if (counted != TwoVersions::kOk || ordinal >= count) [[unlikely]] {
     withheld_.Add(WithheldReason::kDispatchCountMismatch);
     return;
   }
-  if (!identities_.CheckOrLearn(graph_id, ordinal, IdentityOf(a))) {
-    withheld_.Add(WithheldReason::kIdentityMismatch);
+  const uint32_t identity = IdentityOf(a);
+  if (ordinal >= g.nodes.size()) g.nodes.resize(size_t{ordinal} + 1);
+  uint32_t* key = nullptr;
+  switch (g.nodes[ordinal].Check(version, identity, &key)) {
+    case TwoVersions::kOk:
+      break;
+    case TwoVersions::kMismatch:
+      withheld_.Add(WithheldReason::kIdentityMismatch);
+      return;
+    case TwoVersions::kStale:
+      withheld_.Add(WithheldReason::kStaleExecVersion);
+      return;
+  }
+  if (*key == TwoVersions::kNone && !keys_.Key(graph_id, ordinal, identity, key)) [[unlikely]] {
+    withheld_.Add(WithheldReason::kOrdinalSpaceExhausted);
     return;
   }
   a.graph_id = graph_id;
-  a.graph_node_id = (uint64_t{graph_id} << 32) | ordinal;
+  a.graph_node_id = (uint64_t{graph_id} << 32) | *key;
+}
+
+void ReconstructingAttributor::Report(AttributionInfo* info) const {
+  info->new_node_ids = new_node_ids_issued();
+  info->graph_ids_past_limit = graph_ids_past_limit();
+  info->withheld.clear();
+  for (size_t r = 0; r < kWithheldReasonName.size(); ++r) {
+    info->withheld.emplace_back(kWithheldReasonName[r], withheld_.by_reason[r]);
+  }
 }
 
 }  // namespace nodescope

@@ -3,6 +3,12 @@
 // each dispatch tagged (exec, ordinal) — plus the checks that make a wrong credit impossible:
 // a dispatch whose correlation is not its launch's, a launch whose dispatch count is not the
 // exec's, or a kernel not the one learned at that ordinal is withheld, never mislabelled.
+//
+// Keys (issue 11): the engine issues one graph id per instantiation (a re-used exec address
+// inherits nothing), kept for the exec's whole life. An in-place change (OnExecChanged) starts a
+// new version of the exec: between two changes each ordinal must keep running the same thing
+// (that is the check); across a change it may run something else, which then gets a new node id
+// of the same graph id (node_keys.h), and going back gives back the earlier key.
 #pragma once
 
 #include <atomic>
@@ -12,9 +18,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "attribution/identity_table.h"
+#include "attribution/node_keys.h"
 #include "attribution/withheld.h"
 #include "model/records.h"
+#include "model/trace.h"
 
 namespace nodescope {
 
@@ -27,16 +34,20 @@ class ReconstructingAttributor {
   // a thread_local pointer from RegisterThread(). Only its own thread touches its stack.
   class ThreadState;
 
-  ReconstructingAttributor();
+  explicit ReconstructingAttributor(KeySpace space = {});
   ~ReconstructingAttributor();
 
   // Returns null once kMaxThreads threads are registered (their work is then unattributed).
   ThreadState* RegisterThread();
 
-  // ---- Exec lifecycle (application threads; rare). `native_id` 0 = the backend has none. ----
+  // ---- Exec lifecycle (application threads; rare). ----
+  // A new exec at `exec_handle` gets the next graph id (1, 2, ...). `native_id` is the SDK's own
+  // id, named in warnings only: execs first seen at launch (instantiated before tracing) get ids
+  // from the same sequence, so no two execs ever share one.
   void OnExecCreated(uint64_t exec_handle, uint64_t native_id);
   void OnExecDestroyed(uint64_t exec_handle);
-  void OnExecChanged(uint64_t exec_handle);  // e.g. hipGraphExecUpdate returned success
+  // In place: hipGraphExecUpdate, set-params, enable/disable returned success. Same graph id.
+  void OnExecChanged(uint64_t exec_handle);
 
   // ---- Launching thread. `correlation`: the launch API call's id (0 = unknown). ----
   void LaunchBegin(ThreadState* t, uint64_t exec_handle, uint64_t correlation);
@@ -52,30 +63,68 @@ class ReconstructingAttributor {
   void Resolve(GpuActivity& a, uint64_t tag);
 
   const WithheldCounts& withheld() const { return withheld_; }
-  uint64_t fresh_ids_issued() const { return 0xffffffffull - next_fresh_; }
-  // Execs whose id did not fit in 32 bits (each warned about once, on stderr).
-  uint64_t oversized_execs() const { return oversized_execs_.load(); }
+  // Node ids issued because a node was changed to run something else.
+  uint64_t new_node_ids_issued() const { return keys_.new_ordinals_issued(); }
+  // Execs given no graph id: past KeySpace::graph_id_limit (the first one warned about).
+  uint64_t graph_ids_past_limit() const { return past_limit_.load(); }
+  // Fills everything but `mode`: new node ids, graph ids past the limit, withheld per reason.
+  void Report(AttributionInfo* info) const;
+
+  // What one thing (a node's identity, a launch's dispatch count) was under the last two
+  // versions of its exec: learned at first sight of a version, checked after; with the key
+  // written for it under each version (kNone until known).
+  struct TwoVersions {
+    static constexpr uint32_t kNone = 0xffffffffu;
+    uint32_t version = 0, value = kNone, key = kNone;
+    uint32_t prev_version = 0, prev_value = kNone, prev_key = kNone;
+    enum Verdict : uint8_t { kOk, kMismatch, kStale };
+    // On kOk, *slot is the key of that version.
+    Verdict Check(uint32_t v, uint32_t x, uint32_t** slot) {
+      if (v == version && value != kNone) [[likely]] {
+        *slot = &key;
+        return x == value ? kOk : kMismatch;
+      }
+      return CheckSlow(v, x, slot);
+    }
+    Verdict CheckSlow(uint32_t v, uint32_t x, uint32_t** slot);
+  };
 
  private:
-  uint32_t GraphIdFor(ThreadState* t, uint64_t exec_handle);
-  uint32_t NewLowId(uint64_t native_id, uint64_t exec_handle);  // under exec_mu_
-  uint32_t NewFreshId();                                        // under exec_mu_
+  struct Exec {
+    uint32_t graph_id;  // 0: none (past the limit)
+    uint32_t version;   // in-place changes so far
+  };
+  Exec ExecFor(ThreadState* t, uint64_t exec_handle);
+  uint32_t NewGraphId(uint64_t exec_handle, uint64_t native_id);  // under exec_mu_
 
-  std::mutex exec_mu_;  // lifecycle and cache misses only; never per dispatch
-  std::unordered_map<uint64_t, uint32_t> exec_ids_;  // exec handle -> graph id (0 = too large)
-  std::atomic<uint64_t> generation_{1};              // bumped by every lifecycle change
-  uint32_t next_low_ = 1;
-  uint32_t max_low_ = 0;
-  uint32_t next_fresh_ = 0xffffffffu;
-  std::atomic<uint64_t> oversized_execs_{0};
+  const KeySpace space_;
+  std::mutex exec_mu_;                        // lifecycle and cache misses only; never per dispatch
+  std::unordered_map<uint64_t, Exec> execs_;  // exec handle -> its graph id and version
+  std::atomic<uint64_t> generation_{1};       // bumped by every lifecycle change
+  uint32_t next_graph_id_ = 1;
+  std::atomic<uint64_t> past_limit_{0};
 
   std::mutex threads_mu_;
   std::unique_ptr<std::atomic<ThreadState*>[]> threads_;
   uint32_t thread_count_ = 0;
 
   // Decoder side.
-  std::unordered_map<uint32_t, uint32_t> expected_;  // graph id -> dispatches per launch
-  IdentityTable identities_;
+  struct GraphState {
+    uint32_t reported = TwoVersions::kNone;  // dispatches per launch, from SetExpectedDispatches
+    TwoVersions count;                       // else what each version's launches made
+    std::vector<TwoVersions> nodes;          // by ordinal: what it ran
+  };
+  GraphState& GraphOf(uint32_t graph_id) {
+    if (cached_state_ == nullptr || cached_graph_ != graph_id) {
+      cached_state_ = &graphs_[graph_id];  // unordered_map nodes are stable
+      cached_graph_ = graph_id;
+    }
+    return *cached_state_;
+  }
+  std::unordered_map<uint32_t, GraphState> graphs_;
+  GraphState* cached_state_ = nullptr;
+  uint32_t cached_graph_ = 0;
+  NodeKeyTable keys_;
   WithheldCounts withheld_;
 };
 

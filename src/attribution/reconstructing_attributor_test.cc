@@ -78,6 +78,7 @@ TEST(ReconstructingAttributor, SdkRecipeOnOneThread) {
   EXPECT_EQ(keys.names.begin()->first, uint64_t{1} << 32);
   EXPECT_EQ(keys.Aliased(), 0u);
   EXPECT_EQ(e.withheld().Total(), 0u);
+  EXPECT_EQ(e.new_node_ids_issued(), 0u);
   // A plain launch outside any graph: no tag, no keys.
   GpuActivity plain = KernelRecord(99);
   e.Resolve(plain, e.OnDispatch(t, 0));
@@ -122,34 +123,143 @@ TEST(ReconstructingAttributor, ReusedAddressInheritsNothing) {
   EXPECT_EQ(e.withheld().Total(), 0u);
 }
 
-TEST(ReconstructingAttributor, ExecUpdateGetsFreshTopId) {
+// Issue 11, row 1: hipGraphExecUpdate before every launch, the same 8 kernels, 100 steps.
+TEST(ReconstructingAttributor, UpdateEveryStepSameKernelsKeepsEveryKey) {
   Engine e;
   Engine::ThreadState* t = e.RegisterThread();
   Keys keys;
   e.OnExecCreated(0x2000, 3);
-  std::vector<Dispatch> before = Launch(e, t, 0x2000, {1, 2, 3, 4});
-  e.OnExecChanged(0x2000);  // hipGraphExecUpdate: the SDK's exec id does not change
-  std::vector<Dispatch> after = Launch(e, t, 0x2000, {5, 6, 7, 8});
-  ResolveAll(e, before, keys);
-  ResolveAll(e, after, keys);
+  for (int step = 0; step < 100; ++step) {
+    e.OnExecChanged(0x2000);
+    ResolveAll(e, Launch(e, t, 0x2000, {1, 2, 3, 4, 5, 6, 7, 8}), keys);
+  }
   EXPECT_EQ(keys.names.size(), 8u);
-  EXPECT_EQ(keys.Aliased(), 0u);
-  EXPECT_EQ(keys.names.rbegin()->first >> 32, 0xffffffffu);
-  EXPECT_EQ(e.fresh_ids_issued(), 1u);
+  for (const auto& [k, n] : keys.count) EXPECT_EQ(n, 100);
+  EXPECT_EQ(keys.names.begin()->first >> 32, 1u) << "the engine's first graph id";
+  EXPECT_EQ(e.withheld().Total(), 0u);
+  EXPECT_EQ(e.new_node_ids_issued(), 0u);
 }
 
-TEST(ReconstructingAttributor, OversizedExecIdDropsKeysWithOneWarning) {
+// Row 2: node 7 runs another kernel every 10th step.
+TEST(ReconstructingAttributor, NodeSwappingEveryTenthStepGetsOneMoreKey) {
   Engine e;
   Engine::ThreadState* t = e.RegisterThread();
   Keys keys;
-  e.OnExecCreated(0x3000, uint64_t{1} << 40);
-  e.OnExecCreated(0x3001, (uint64_t{1} << 40) + 1);
-  ResolveAll(e, Launch(e, t, 0x3000, {1, 2}), keys);
-  ResolveAll(e, Launch(e, t, 0x3001, {1, 2}), keys);
-  EXPECT_EQ(keys.names.size(), 0u);
+  e.OnExecCreated(0x2000, 3);
+  for (int step = 0; step < 100; ++step) {
+    e.OnExecChanged(0x2000);
+    StringId last = step % 10 == 9 ? 99 : 8;
+    ResolveAll(e, Launch(e, t, 0x2000, {1, 2, 3, 4, 5, 6, 7, last}), keys);
+  }
+  EXPECT_EQ(keys.names.size(), 9u);
+  EXPECT_EQ(keys.Aliased(), 0u);
+  EXPECT_EQ(keys.count[(uint64_t{1} << 32) | 7], 90);
+  EXPECT_EQ(keys.count[(uint64_t{1} << 32) | 0xffffffffu], 10);
+  EXPECT_EQ(e.withheld().Total(), 0u);
+}
+
+// Rows 3 and 4: set-params swapping node 0's kernel in a 2-node exec (3 keys, and back to the
+// earlier kernel gives the earlier key); work launched before the change keeps its key.
+TEST(ReconstructingAttributor, SetParamsSwapKeepsGraphIdAndEarlierKeys) {
+  Engine e;
+  Engine::ThreadState* t = e.RegisterThread();
+  Keys keys;
+  e.OnExecCreated(0x2000, 3);
+  std::vector<Dispatch> before = Launch(e, t, 0x2000, {1, 2});
+  e.OnExecChanged(0x2000);
+  std::vector<Dispatch> after = Launch(e, t, 0x2000, {5, 2});
+  e.OnExecChanged(0x2000);
+  std::vector<Dispatch> back = Launch(e, t, 0x2000, {1, 2});
+  ResolveAll(e, after, keys);  // decoded out of order: verification is per version
+  ResolveAll(e, before, keys);
+  ResolveAll(e, back, keys);
+  EXPECT_EQ(keys.names.size(), 3u);
+  EXPECT_EQ(keys.Aliased(), 0u);
+  // The first identity decoded at node 0 (kernel 5 here) keeps the node's own key.
+  EXPECT_EQ(keys.names[uint64_t{1} << 32], std::set<StringId>{5});
+  EXPECT_EQ(keys.names[(uint64_t{1} << 32) | 0xffffffffu], std::set<StringId>{1});
+  EXPECT_EQ(keys.count[(uint64_t{1} << 32) | 0xffffffffu], 2) << "before and back: one key";
+  EXPECT_EQ(keys.count[(uint64_t{1} << 32) | 1], 3);
+  EXPECT_EQ(e.withheld().Total(), 0u);
+}
+
+// A kernel changed WITHOUT a reported change is not an update: it is a wrong credit, withheld.
+TEST(ReconstructingAttributor, UnreportedKernelChangeIsWithheld) {
+  Engine e;
+  Engine::ThreadState* t = e.RegisterThread();
+  Keys keys;
+  e.OnExecCreated(0x2000, 3);
+  ResolveAll(e, Launch(e, t, 0x2000, {1, 2}), keys);
+  ResolveAll(e, Launch(e, t, 0x2000, {5, 2}), keys);
+  EXPECT_EQ(keys.names.size(), 2u);
+  EXPECT_EQ(e.withheld().Get(WithheldReason::kIdentityMismatch), 1u);
+  EXPECT_EQ(e.new_node_ids_issued(), 0u);
+}
+
+// A record of a version older than the two last seen at its node cannot be checked.
+TEST(ReconstructingAttributor, StaleVersionIsWithheld) {
+  Engine e;
+  Engine::ThreadState* t = e.RegisterThread();
+  Keys keys;
+  e.OnExecCreated(0x2000, 3);
+  std::vector<Dispatch> v0 = Launch(e, t, 0x2000, {1});
+  std::vector<Dispatch> v0b = Launch(e, t, 0x2000, {1});
+  e.OnExecChanged(0x2000);
+  std::vector<Dispatch> v1 = Launch(e, t, 0x2000, {2});
+  e.OnExecChanged(0x2000);
+  std::vector<Dispatch> v2 = Launch(e, t, 0x2000, {3});
+  ResolveAll(e, v0, keys);
+  ResolveAll(e, v1, keys);
+  ResolveAll(e, v2, keys);
+  ResolveAll(e, v0b, keys);  // versions 1 and 2 are the two remembered now
+  EXPECT_EQ(keys.unkeyed, 1);
+  EXPECT_EQ(e.withheld().Get(WithheldReason::kStaleExecVersion), 1u);
+  EXPECT_EQ(keys.Aliased(), 0u);
+}
+
+// Destroy + re-instantiate at the same address: a new graph id.
+TEST(ReconstructingAttributor, ReinstantiateGetsNewGraphId) {
+  Engine e;
+  Engine::ThreadState* t = e.RegisterThread();
+  Keys keys;
+  e.OnExecCreated(0x2000, 3);
+  e.OnExecChanged(0x2000);
+  ResolveAll(e, Launch(e, t, 0x2000, {5, 6, 7, 8}), keys);
+  e.OnExecDestroyed(0x2000);
+  e.OnExecCreated(0x2000, 4);
+  ResolveAll(e, Launch(e, t, 0x2000, {5, 6, 7, 8}), keys);
+  std::set<uint64_t> graphs;
+  for (const auto& [k, n] : keys.names) graphs.insert(k >> 32);
+  EXPECT_EQ(graphs, (std::set<uint64_t>{1, 2}));
+}
+
+TEST(ReconstructingAttributor, GraphIdsPastTheLimitAreWithheldWithOneWarning) {
+  Engine e(KeySpace{.graph_id_limit = 3, .top_ordinal = 0xffffffffu});
+  Engine::ThreadState* t = e.RegisterThread();
+  Keys keys;
+  for (uint64_t h = 0x3000; h < 0x3004; ++h) e.OnExecCreated(h, h);  // ids 1, 2, then none
+  for (uint64_t h = 0x3000; h < 0x3004; ++h) ResolveAll(e, Launch(e, t, h, {1, 2}), keys);
+  EXPECT_EQ(keys.names.size(), 4u);
   EXPECT_EQ(keys.unkeyed, 4);
-  EXPECT_EQ(e.withheld().Get(WithheldReason::kExecIdTooLarge), 4u);
-  EXPECT_EQ(e.oversized_execs(), 2u);
+  EXPECT_EQ(e.withheld().Get(WithheldReason::kGraphIdTooLarge), 4u);
+  EXPECT_EQ(e.graph_ids_past_limit(), 2u);
+  AttributionInfo info;
+  e.Report(&info);
+  EXPECT_EQ(info.graph_ids_past_limit, 2u);
+}
+
+TEST(ReconstructingAttributor, ExecSeenFirstAtLaunchNeverSharesAnId) {
+  // An exec instantiated before tracing is first seen at launch; a later instantiation must not
+  // get its graph id.
+  Engine e;
+  Engine::ThreadState* t = e.RegisterThread();
+  Keys keys;
+  ResolveAll(e, Launch(e, t, 0x5000, {1}), keys);
+  e.OnExecCreated(0x6000, 1);  // the SDK's id 1, as the first exec had
+  ResolveAll(e, Launch(e, t, 0x6000, {2}), keys);
+  EXPECT_EQ(keys.names.size(), 2u);
+  EXPECT_EQ(keys.Aliased(), 0u);
+  EXPECT_EQ(e.withheld().Total(), 0u);
 }
 
 TEST(ReconstructingAttributor, InterleavedThreadsEachWithItsOwnExec) {

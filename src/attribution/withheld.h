@@ -7,20 +7,31 @@
 namespace nodescope {
 
 enum class WithheldReason : uint8_t {
-  kIdentityMismatch = 0,   // the key's node was learned as another kernel/copy/fill
+  // Reconstruction: between two reported changes of an exec, its node ran another kernel, copy
+  // or fill: a dispatch credited to the wrong launch.
+  kIdentityMismatch = 0,
   kInconsistentNativeKey,  // the vendor's node id does not pack its graph id
-  kIdSpaceExhausted,       // no fresh graph id left above the vendor's ids
+  // No node id left for the node: a new ordinal would meet the graph's native ordinals, or a
+  // native ordinal is where new ones are issued (or past 2^24, more nodes than any real graph).
+  kOrdinalSpaceExhausted,
   // Reconstruction only:
   kWrongLaunch,            // the dispatch's own correlation id is not its launch's
   kDispatchCountMismatch,  // its launch got more or fewer dispatches than the exec has
   kLaunchInProgress,       // decoded before its launch returned: the count could not be checked
-  kExecIdTooLarge,         // the exec's id does not fit in 32 bits
+  // The graph id is at or past 2^21: its node ids would not be exact below 2^53 (a double, so
+  // every JSON reader and JavaScript viewer). Warned about on stderr.
+  kGraphIdTooLarge,
+  kExecIdReused,  // the vendor created a second exec under an id already seen
+  // Reconstruction: launched under a version of its exec (changes in place) older than the two
+  // last seen at its node: what that node ran then is no longer known, so it cannot be verified.
+  kStaleExecVersion,
   kCount
 };
 
-inline constexpr std::array<const char*, 7> kWithheldReasonName = {
-    "identity_mismatch",       "inconsistent_native_key", "id_space_exhausted", "wrong_launch",
-    "dispatch_count_mismatch", "launch_in_progress",      "exec_id_too_large"};
+inline constexpr std::array<const char*, 9> kWithheldReasonName = {
+    "identity_mismatch",  "inconsistent_native_key", "ordinal_space_exhausted",
+    "wrong_launch",       "dispatch_count_mismatch", "launch_in_progress",
+    "graph_id_too_large", "exec_id_reused",          "stale_exec_version"};
 static_assert(kWithheldReasonName.size() == static_cast<size_t>(WithheldReason::kCount));
 
 struct WithheldCounts {

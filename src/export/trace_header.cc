@@ -82,7 +82,8 @@ void WriteNodescopeObject(const Trace& t, JsonOutput& out) {
   }
   if (!t.attribution.mode.empty()) {
     out.StringField(",\"attribution\":{\"mode\":", t.attribution.mode);
-    out.Field(",\"fresh_graph_ids\":", t.attribution.fresh_graph_ids);
+    out.Field(",\"new_node_ids\":", t.attribution.new_node_ids);
+    out.Field(",\"graph_ids_past_limit\":", t.attribution.graph_ids_past_limit);
     out.Raw(",\"withheld\":{");
     const char* sep = "";
     for (const auto& [reason, count] : t.attribution.withheld) {

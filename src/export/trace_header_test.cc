@@ -39,7 +39,9 @@ TEST(TraceHeader, CountersAttributionVersionsAndDevices) {
                       .dropped = 5};
   t.counters = {{"graph_execs", 7}};
   t.attribution.mode = "native";
-  t.attribution.fresh_graph_ids = 2;
+  t.attribution.new_node_ids = 2;
+  t.attribution.graph_ids_past_limit = 4;
+  t.attribution.fresh_graph_ids = 9;  // obsolete: never written
   t.attribution.withheld = {{"exec_changed", 3}, {"identity \"mismatch\"", 1}};
   t.versions = {{"cupti_version", 130001}};
   DeviceProperties d;
@@ -51,10 +53,12 @@ TEST(TraceHeader, CountersAttributionVersionsAndDevices) {
   const std::string h = Header(t);
   EXPECT_NE(h.find(R"("ranges":{"recorded":0,"unbalanced_pops":1,"open_at_end":2,)"
                    R"("ended_on_other_thread":3,"unknown_ends":4,"dropped":5,"device_spans":0},)"
-                   R"("graph_execs":7,"attribution":{"mode":"native","fresh_graph_ids":2,)"
+                   R"("graph_execs":7,"attribution":{"mode":"native","new_node_ids":2,)"
+                   R"("graph_ids_past_limit":4,)"
                    R"("withheld":{"exec_changed":3,"identity \"mismatch\"":1}}},)"),
             std::string::npos)
       << h;
+  EXPECT_EQ(h.find("fresh_graph_ids"), std::string::npos) << "graph ids are not re-issued";
   EXPECT_NE(h.find("\n  \"cupti_version\": 130001,\n"), std::string::npos);
   EXPECT_NE(h.find("\n    {\"id\":0,\"name\":\"NVIDIA H200\",\"totalGlobalMem\":150,"
                    "\"computeMajor\":0,"),
