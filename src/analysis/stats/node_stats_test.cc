@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -422,6 +423,52 @@ std::vector<Event> ManyReplays() {
     }
   }
   return events;
+}
+
+// An exec updated in place, keyed as nodescope writes it since issue 11: one graph id for its
+// whole life; node 1 ran another kernel in replays 10..19, under a new node id of the same graph
+// (ordinal 0xffffffff). `nodes` must show one graph of 20 replays, three nodes, none mismatched,
+// and a diff against a run with the graph under another id must pair it node by node.
+std::vector<Event> UpdatedInPlace(uint64_t graph, double scale) {
+  std::vector<Event> events;
+  for (int r = 0; r < 20; ++r) {
+    const double t = 1000 + 100 * r;
+    const int64_t corr = 300 + 2 * r;  // the update calls take the odd correlation ids
+    events.push_back({"kernel", "void a(float*)", t, 2 * scale, corr, graph, 0, ""});
+    if (r < 10) {
+      events.push_back({"kernel", "void b(float*)", t + 3, 3 * scale, corr, graph, 1, ""});
+    } else {
+      events.push_back(
+          {"kernel", "void b2(float*)", t + 3, 5 * scale, corr, graph, 0xffffffff, ""});
+    }
+  }
+  return events;
+}
+
+TEST(NodeStats, ExecUpdatedInPlaceIsOneGraph) {
+  std::vector<GraphStats> graphs = ComputeNodeStats(Read(UpdatedInPlace(4, 1)));
+  ASSERT_EQ(graphs.size(), 1u);
+  const GraphStats& g = graphs[0];
+  EXPECT_EQ(g.graph_id, 4u);
+  EXPECT_EQ(g.replays, 20u) << "a replay is a launch, whatever its nodes ran";
+  EXPECT_EQ(g.node_count, 3u);
+  EXPECT_EQ(g.mismatched_nodes, 0u);
+  std::map<uint64_t, uint64_t> replays;
+  for (const NodeStats& n : g.nodes) replays[n.node_id] = n.replays;
+  EXPECT_EQ(replays[4ull << 32], 20u);
+  EXPECT_EQ(replays[4ull << 32 | 1], 10u);
+  EXPECT_EQ(replays[4ull << 32 | 0xffffffff], 10u);
+
+  std::vector<GraphStats> b = ComputeNodeStats(Read(UpdatedInPlace(9, 2)));
+  std::vector<GraphDiff> diff = DiffNodeStats(graphs, b);
+  ASSERT_EQ(diff.size(), 1u);
+  EXPECT_EQ(diff[0].match, GraphMatch::kSameNodes);
+  EXPECT_EQ(diff[0].matched, 3u) << "the new node id pairs with its counterpart";
+  for (const NodeDiff& n : diff[0].nodes) {
+    ASSERT_TRUE(n.a && n.b);
+    EXPECT_EQ(n.a->name, n.b->name);
+    EXPECT_EQ(n.a->node_id & 0xffffffff, n.b->node_id & 0xffffffff);
+  }
 }
 
 TEST(NodeSeriesLimits, PastTheSampleLimitAGraphKeepsWholeReplaysOfAUniformSample) {
