@@ -1,11 +1,13 @@
 // Per-dispatch cost of graph attribution on the decoding thread: the common path (exec never
-// changed), a trace where an exec was updated (epoch lookup), and a pass-through baseline.
+// changed), execs updated in place, the reconstruction paths, and a pass-through baseline. The
+// native-id engine is measured before (legacy_native_attributor.h) and after issue 11.
 #include <benchmark/benchmark.h>
 
 #include <vector>
 
 #include "attribution/native_attributor.h"
 #include "attribution/reconstructing_attributor.h"
+#include "legacy_native_attributor.h"
 
 namespace nodescope {
 namespace {
@@ -37,9 +39,11 @@ void BM_PassThrough(benchmark::State& state) {
 }
 BENCHMARK(BM_PassThrough);
 
-void BM_AttributeUnchangedExec(benchmark::State& state) {
-  std::vector<GpuActivity> records = Replays(1, 200, 32, 1);
-  NativeIdAttributor engine;
+// Native ids, before (legacy::, main at 8b83842) and after issue 11, in one binary. Items are
+// dispatches; each iteration attributes a fresh copy of the same records.
+template <typename Engine>
+void AttributeAll(benchmark::State& state, Engine& engine,
+                  const std::vector<GpuActivity>& records) {
   std::vector<GpuActivity> work = records;
   for (auto _ : state) {
     state.PauseTiming();
@@ -50,27 +54,62 @@ void BM_AttributeUnchangedExec(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(records.size()));
 }
-BENCHMARK(BM_AttributeUnchangedExec);
 
-void BM_AttributeAfterExecUpdate(benchmark::State& state) {
-  // Two execs interleaved, one of which was updated half way: every record takes the epoch path.
+// The common path: an exec never changed, 200 replays x 32 nodes.
+template <typename Engine>
+void BM_UnchangedExec(benchmark::State& state) {
+  Engine engine;
+  AttributeAll(state, engine, Replays(1, 200, 32, 1));
+}
+BENCHMARK(BM_UnchangedExec<legacy::NativeIdAttributor>);
+BENCHMARK(BM_UnchangedExec<NativeIdAttributor>);
+
+// Two execs interleaved, one of which was updated half way (the old engine's epoch path).
+template <typename Engine>
+void BM_AfterOneUpdate(benchmark::State& state) {
   std::vector<GpuActivity> a = Replays(1, 100, 32, 1);
   std::vector<GpuActivity> b = Replays(2, 100, 32, 1000);
   a.insert(a.end(), b.begin(), b.end());
-  NativeIdAttributor engine;
+  Engine engine;
   engine.OnExecChanged(2, 1050);
   engine.Drain();
-  std::vector<GpuActivity> work = a;
-  for (auto _ : state) {
-    state.PauseTiming();
-    work = a;
-    state.ResumeTiming();
-    for (GpuActivity& r : work) engine.Attribute(r);
-    benchmark::ClobberMemory();
-  }
-  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(a.size()));
+  AttributeAll(state, engine, a);
 }
-BENCHMARK(BM_AttributeAfterExecUpdate);
+BENCHMARK(BM_AfterOneUpdate<legacy::NativeIdAttributor>);
+BENCHMARK(BM_AfterOneUpdate<NativeIdAttributor>);
+
+// cudaGraphExecUpdate before every launch, the same 32 kernels: 200 updates, 200 replays.
+template <typename Engine>
+void BM_UpdateEveryStep(benchmark::State& state) {
+  std::vector<GpuActivity> records;
+  Engine engine;
+  for (uint32_t step = 0; step < 200; ++step) {
+    engine.OnExecChanged(1, 2 * step + 1);
+    std::vector<GpuActivity> r = Replays(1, 1, 32, 2 * step + 2);
+    records.insert(records.end(), r.begin(), r.end());
+  }
+  engine.Drain();
+  AttributeAll(state, engine, records);
+}
+BENCHMARK(BM_UpdateEveryStep<legacy::NativeIdAttributor>);
+BENCHMARK(BM_UpdateEveryStep<NativeIdAttributor>);
+
+// The same, but node 31 runs another kernel every 10th step (new engine: a second node id).
+template <typename Engine>
+void BM_NodeSwapEveryTenthStep(benchmark::State& state) {
+  std::vector<GpuActivity> records;
+  Engine engine;
+  for (uint32_t step = 0; step < 200; ++step) {
+    engine.OnExecChanged(1, 2 * step + 1);
+    std::vector<GpuActivity> r = Replays(1, 1, 32, 2 * step + 2);
+    if (step % 10 == 9) r.back().kernel.name = 999;
+    records.insert(records.end(), r.begin(), r.end());
+  }
+  engine.Drain();
+  AttributeAll(state, engine, records);
+}
+BENCHMARK(BM_NodeSwapEveryTenthStep<legacy::NativeIdAttributor>);
+BENCHMARK(BM_NodeSwapEveryTenthStep<NativeIdAttributor>);
 
 // Reconstruction, launching thread: one launch of a 32-node exec = LaunchBegin, 32 OnDispatch
 // (the SDK's per-packet callback), LaunchEnd. Items are dispatches.
