@@ -70,6 +70,7 @@ class ReconstructingAttributor {
   // Fills everything but `mode`: new node ids, graph ids past the limit, withheld per reason.
   void Report(AttributionInfo* info) const;
 
+ private:
   // What one thing (a node's identity, a launch's dispatch count) was under the last two
   // versions of its exec: learned at first sight of a version, checked after; with the key
   // written for it under each version (kNone until known).
@@ -89,7 +90,6 @@ class ReconstructingAttributor {
     Verdict CheckSlow(uint32_t v, uint32_t x, uint32_t** slot);
   };
 
- private:
   struct Exec {
     uint32_t graph_id;  // 0: none (past the limit)
     uint32_t version;   // in-place changes so far
