@@ -72,8 +72,9 @@ void NativeIdAttributor::AttributeGraphRecord(GpuActivity& a) {
   if (!keys_.Key(graph_id, ordinal, IdentityOf(a), &key)) [[unlikely]] {
     if (withheld_.Get(WithheldReason::kOrdinalSpaceExhausted) == 0) {
       std::fprintf(stderr,
-                   "nodescope: warning: graph %u has no node id left for node %u (changed to run "
-                   "too many different kernels); such work is written without graph keys\n",
+                   "nodescope: warning: graph %u: no node id can be given to node %u (no new "
+                   "ordinal left above the graph's own, or the node's ordinal is past 2^24 or "
+                   "among the new ones); such work is written without graph keys\n",
                    graph_id, ordinal);
     }
     Withhold(a, WithheldReason::kOrdinalSpaceExhausted);

@@ -348,6 +348,21 @@ TEST(NativeIdAttributor, NewOrdinalsNeverMeetNativeOnes) {
   EXPECT_EQ(keys.Aliased(), 0u);
 }
 
+TEST(NativeIdAttributor, NativeOrdinalPastTwoToThe24IsWithheld) {
+  // No real graph has 16 M nodes; the top of the ordinal space is where new node ids go.
+  NativeIdAttributor engine;
+  GpuActivity a = Kernel(1, 1u << 24, 1, 1);
+  GpuActivity b = Kernel(1, 0xffffffffu, 1, 1);
+  GpuActivity c = Kernel(1, (1u << 24) - 1, 1, 1);
+  engine.Attribute(a);
+  engine.Attribute(b);
+  engine.Attribute(c);
+  EXPECT_EQ(a.graph_id, 0u);
+  EXPECT_EQ(b.graph_id, 0u);
+  EXPECT_EQ(c.graph_node_id, NodeId(1, (1u << 24) - 1));
+  EXPECT_EQ(engine.withheld().Get(WithheldReason::kOrdinalSpaceExhausted), 2u);
+}
+
 TEST(NativeIdAttributor, ReusedExecIdIsWithheldNeverInherited) {
   NativeIdAttributor engine;
   Keys keys;
