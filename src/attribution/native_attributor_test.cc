@@ -353,13 +353,13 @@ TEST(NativeIdAttributor, NativeOrdinalPastTwoToThe24IsWithheld) {
   NativeIdAttributor engine;
   GpuActivity a = Kernel(1, 1u << 24, 1, 1);
   GpuActivity b = Kernel(1, 0xffffffffu, 1, 1);
-  GpuActivity c = Kernel(1, (1u << 24) - 1, 1, 1);
+  GpuActivity c = Kernel(1, 1u << 16, 1, 1);
   engine.Attribute(a);
   engine.Attribute(b);
   engine.Attribute(c);
   EXPECT_EQ(a.graph_id, 0u);
   EXPECT_EQ(b.graph_id, 0u);
-  EXPECT_EQ(c.graph_node_id, NodeId(1, (1u << 24) - 1));
+  EXPECT_EQ(c.graph_node_id, NodeId(1, 1u << 16));
   EXPECT_EQ(engine.withheld().Get(WithheldReason::kOrdinalSpaceExhausted), 2u);
 }
 

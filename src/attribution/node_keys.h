@@ -70,7 +70,7 @@ class NodeKeyTable {
   };
   struct Graph {
     // By native ordinal: the first thing seen there (it keeps the native key), and the last
-    // other thing (apart, so the common path reads 4 bytes a node).
+    // other thing (apart, so the common path reads 4 bytes a node; sized on first use).
     std::vector<uint32_t> identity;
     std::vector<Alternate> last_alternate;
     // (native ordinal << 32 | identity) -> new ordinal, for every identity but the first.
@@ -97,13 +97,13 @@ class NodeKeyTable {
       // A native ordinal never reaches the new ones (nor they it: see below).
       if (ordinal >= kMaxNativeOrdinal || ordinal > g.next_new || g.exhausted) return false;
       g.identity.resize(static_cast<size_t>(ordinal) + 1, kUnknown);
-      g.last_alternate.resize(static_cast<size_t>(ordinal) + 1);
     }
     if (g.identity[ordinal] == kUnknown) {
       g.identity[ordinal] = identity;
       *out = ordinal;
       return true;
     }
+    if (ordinal >= g.last_alternate.size()) g.last_alternate.resize(g.identity.size());
     Alternate& last = g.last_alternate[ordinal];
     if (last.identity == identity) {
       *out = last.ordinal;
