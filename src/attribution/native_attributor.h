@@ -54,9 +54,6 @@ class NativeIdAttributor {
   uint64_t exec_changes() const { return exec_changes_.load(std::memory_order_relaxed); }
   // Fills everything but `mode`: new node ids, graph ids past the limit, withheld per reason.
   void Report(AttributionInfo* info) const;
-  // No graph id is re-issued any more (issue 11): always 0. Kept only for the CUPTI tracer's
-  // Stop(), which still reads it; to go when that calls Report().
-  uint64_t fresh_ids_issued() const { return 0; }
 
  private:
   struct Event {

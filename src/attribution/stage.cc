@@ -47,11 +47,7 @@ class NativeIdStage final : public AttributionStage {
   void Report(AttributionInfo* info) const override {
     info->mode = attributor_ != nullptr ? "native" : "disabled";
     if (attributor_ == nullptr) return;
-    info->fresh_graph_ids = attributor_->fresh_ids_issued();
-    info->withheld.clear();
-    for (size_t r = 0; r < kWithheldReasonName.size(); ++r) {
-      info->withheld.emplace_back(kWithheldReasonName[r], attributor_->withheld().by_reason[r]);
-    }
+    attributor_->Report(info);
   }
 
  private:

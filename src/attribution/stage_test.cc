@@ -103,6 +103,29 @@ TEST(AttributionStage, OffKeepsVendorKeysAndStillFindsCaptureRanges) {
   EXPECT_TRUE(info.withheld.empty());
 }
 
+// Issue 11 through the stage: an exec updated in place keeps its graph id; the node whose kernel
+// changed gets a new node id of that graph, counted in the report.
+TEST(AttributionStage, ExecChangedInPlaceKeepsItsGraphId) {
+  auto stage = MakeNativeIdStage(true);
+  stage->ExecCreated(3, 20);
+  ChunkedVector<GpuActivity> gpu;
+  gpu.push_back(Kernel(3, Key(3, 0), 1, 21));
+  gpu.push_back(Kernel(3, Key(3, 1), 2, 21));
+  stage->Process(gpu, 0);
+  stage->ExecChanged(3, 30);  // node 1 now runs kernel 9
+  const size_t first = gpu.size();
+  gpu.push_back(Kernel(3, Key(3, 0), 1, 31));
+  gpu.push_back(Kernel(3, Key(3, 1), 9, 31));
+  stage->Process(gpu, first);
+  EXPECT_EQ(gpu[2].graph_node_id, Key(3, 0));
+  EXPECT_EQ(gpu[3].graph_id, 3u);
+  EXPECT_EQ(gpu[3].graph_node_id, Key(3, 0xffffffffu));
+  AttributionInfo info;
+  stage->Report(&info);
+  EXPECT_EQ(info.new_node_ids, 1u);
+  EXPECT_EQ(Withheld(info), 0u);
+}
+
 // Lifecycle and scopes reported from several threads while the decoding thread processes
 // batches (run under ThreadSanitizer by scripts/test.sh: label `concurrent`).
 TEST(AttributionStage, LifecycleFromManyThreadsWhileDecoding) {

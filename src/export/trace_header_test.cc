@@ -41,7 +41,6 @@ TEST(TraceHeader, CountersAttributionVersionsAndDevices) {
   t.attribution.mode = "native";
   t.attribution.new_node_ids = 2;
   t.attribution.graph_ids_past_limit = 4;
-  t.attribution.fresh_graph_ids = 9;  // obsolete: never written
   t.attribution.withheld = {{"exec_changed", 3}, {"identity \"mismatch\"", 1}};
   t.versions = {{"cupti_version", 130001}};
   DeviceProperties d;

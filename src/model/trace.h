@@ -45,9 +45,6 @@ struct AttributionInfo {
   uint64_t new_node_ids = 0;  // node ids issued for nodes changed in place to run something else
   uint64_t graph_ids_past_limit = 0;  // execs whose id was too large for exact keys (withheld)
   std::vector<std::pair<std::string, uint64_t>> withheld;  // reason -> records without keys
-  // Not written: graph ids are no longer re-issued (issue 11). Still assigned (0) by the CUPTI
-  // tracer's Stop(); remove with that line.
-  uint64_t fresh_graph_ids = 0;
 };
 
 // What happened to user ranges that did not close cleanly. Written under "nodescope"."ranges".
