@@ -2,6 +2,7 @@
 // allocates once per chunk, never per element.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <type_traits>
@@ -40,6 +41,16 @@ class ChunkedVector {
       size_t n = left < kChunkElems ? left : kChunkElems;
       for (size_t i = 0; i < n; ++i) f(chunk[i]);
       left -= n;
+    }
+  }
+  // Visits elements [first, size()) in order, mutably (e.g. the records one buffer added).
+  template <typename F>
+  void ForEachFrom(size_t first, F&& f) {
+    for (size_t c = first / kChunkElems; first < size_; ++c) {
+      const size_t end = std::min(size_, (c + 1) * kChunkElems);
+      T* chunk = chunks_[c].get();
+      for (size_t i = first; i < end; ++i) f(chunk[i % kChunkElems]);
+      first = end;
     }
   }
 

@@ -51,13 +51,8 @@ std::string_view StripApiVersionSuffix(std::string_view name) {
   return name.substr(0, pos);
 }
 
-CuptiDecoder::CuptiDecoder(Trace* trace, uint64_t max_events, ApiNameFn api_name,
-                           NativeIdAttributor* attributor, CaptureScopeTable* scopes)
-    : trace_(trace),
-      max_events_(max_events),
-      api_name_(api_name),
-      attributor_(attributor),
-      scopes_(scopes) {}
+CuptiDecoder::CuptiDecoder(Trace* trace, uint64_t max_events, ApiNameFn api_name)
+    : trace_(trace), max_events_(max_events), api_name_(api_name) {}
 
 bool CuptiDecoder::Room() {
   if (decoded_ < max_events_) {
@@ -106,8 +101,6 @@ bool CuptiDecoder::Decode(const CUpti_Activity* record) {
 }
 
 void CuptiDecoder::DecodeBuffer(uint8_t* buffer, size_t valid_bytes) {
-  if (scopes_ != nullptr) scopes_->Drain();
-  if (attributor_ != nullptr) attributor_->Drain();
   CUpti_Activity* record = nullptr;
   while (cuptiActivityGetNextRecord(buffer, valid_bytes, &record) == CUPTI_SUCCESS) {
     Decode(record);

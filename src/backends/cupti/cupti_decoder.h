@@ -1,4 +1,5 @@
-// Decodes CUPTI activity records into neutral records. No allocation per record, no locks.
+// Decodes CUPTI activity records into neutral records. No allocation per record, no locks, no
+// attribution (the records keep CUPTI's keys; attribution/stage.h is the next stage).
 #pragma once
 
 #include <cupti.h>
@@ -7,8 +8,6 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "attribution/capture_scopes.h"
-#include "attribution/native_attributor.h"
 #include "model/trace.h"
 
 namespace nodescope::cupti {
@@ -23,10 +22,8 @@ std::string_view StripApiVersionSuffix(std::string_view name);
 class CuptiDecoder {
  public:
   // `trace` must outlive the decoder. The caller serialises calls (one decoding thread at a time).
-  // `attributor` may be null (graph attribution off: records keep CUPTI's native ids).
-  // `scopes` may be null (no capture-time ranges).
-  CuptiDecoder(Trace* trace, uint64_t max_events, ApiNameFn api_name,
-               NativeIdAttributor* attributor = nullptr, CaptureScopeTable* scopes = nullptr);
+  // Records keep CUPTI's own graph keys: attribution is the next stage (attribution/stage.h).
+  CuptiDecoder(Trace* trace, uint64_t max_events, ApiNameFn api_name);
 
   // Decodes one record. Returns false for kinds we do not keep (counted in unknown_records).
   bool Decode(const CUpti_Activity* record);
@@ -37,14 +34,7 @@ class CuptiDecoder {
 
  private:
   bool Room();
-  void Keep(GpuActivity& a) {
-    // The scope is looked up by the vendor's key, before attribution may rename it.
-    if (scopes_ != nullptr && a.graph_id != 0) {
-      a.capture_range_id = scopes_->Lookup(a.graph_node_id, a.correlation_id);
-    }
-    if (attributor_ != nullptr) attributor_->Attribute(a);
-    trace_->gpu.push_back(a);
-  }
+  void Keep(const GpuActivity& a) { trace_->gpu.push_back(a); }
   void DecodeKernel(const CUpti_ActivityKernel10& k);
   template <typename CopyRecord>
   void DecodeCopy(const CopyRecord& m);
@@ -55,8 +45,6 @@ class CuptiDecoder {
   Trace* trace_;
   uint64_t max_events_;
   ApiNameFn api_name_;
-  NativeIdAttributor* attributor_;
-  CaptureScopeTable* scopes_;
   uint64_t decoded_ = 0;
   // cbid -> interned name, per domain; filled on first sight of a cbid (no allocation after).
   static constexpr size_t kMaxCbid = 2048;

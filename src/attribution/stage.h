@@ -1,0 +1,59 @@
+// The attribution stage: what every backend feeds, and in which order.
+//
+//   backend ──lifecycle (application threads)──┐
+//           ──decoded records (decoding thread)─┴─> AttributionStage ──> keyed records in Trace
+//
+// A backend reports two things and knows nothing of how keys are made:
+//  * the graph lifecycle, from the application's threads, as it happens (rare): execs created or
+//    changed in place, template nodes created while a user range was open, exec nodes cloned from
+//    template nodes. Each carries the vendor correlation id of the API call that did it. These
+//    calls are thread-safe; they queue.
+//  * its decoded records, from one decoding thread at a time, a batch (one vendor buffer) at a
+//    time: Process() rewrites their keys in place, or withholds them and counts why.
+//
+// The ordering guarantee, which exec updates need: a lifecycle event must be reported before the
+// API call that caused it returns to the application, so before any work launched after it can be
+// in a completed vendor buffer. Process() applies every event reported before it was called, then
+// the batch. Work launched with a smaller correlation id than an event's keeps what it had.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "base/chunked_vector.h"
+#include "model/records.h"
+#include "model/trace.h"
+
+namespace nodescope {
+
+class AttributionStage {
+ public:
+  virtual ~AttributionStage() = default;
+
+  // ---- Graph lifecycle: any application thread. `exec` is the vendor's exec id. ----
+  virtual void ExecCreated(uint32_t exec, uint64_t correlation) = 0;
+  // Updated, parameters set, nodes enabled or disabled: anything done to an exec in place.
+  virtual void ExecChanged(uint32_t exec, uint64_t correlation) = 0;
+
+  // ---- Capture-time ranges (the range open when a node was added follows it into replays). ----
+  virtual void TemplateNodeCreated(uint64_t template_node, uint64_t range_id) = 0;
+  virtual void TemplateNodeCloned(uint64_t new_node, uint64_t original_node) = 0;
+  // The exec node `exec_node_key` (the vendor's graph node id) runs `template_node` for work
+  // launched with a correlation id >= `from_correlation` (instantiate, or exec update).
+  virtual void ExecNodeBound(uint64_t exec_node_key, uint64_t template_node,
+                             uint64_t from_correlation) = 0;
+
+  // ---- The decoding thread. ----
+  // Attributes gpu[first, gpu.size()) — the records one vendor buffer added — in place: each
+  // graph record gets its capture-time range and the engine's key, or no key and a count.
+  virtual void Process(ChunkedVector<GpuActivity>& gpu, size_t first) = 0;
+  // Mode, ids issued, withheld counts; call when no more records come.
+  virtual void Report(AttributionInfo* info) const = 0;
+};
+
+// For SDKs whose records carry the vendor's graph and node ids (CUPTI). With `graph_attribution`
+// off the records keep the vendor's ids (capture-time ranges are still looked up).
+std::unique_ptr<AttributionStage> MakeNativeIdStage(bool graph_attribution);
+
+}  // namespace nodescope
