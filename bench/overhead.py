@@ -33,7 +33,7 @@ configs = {
                    "--"] + example, {}),
 }
 configs["injected_only"] = (example, {
-    "CUDA_INJECTION64_PATH": os.path.join(a.lib_dir, "libnodescope.so"),
+    "CUDA_INJECTION64_PATH": os.path.join(a.lib_dir, "libnodescope_cupti.so"),
     "NODESCOPE_OUTPUT": os.path.join(tmp, "direct.json")})
 p_ranges = example + ["--ranges"]
 if a.ranges:

@@ -11,10 +11,10 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
   gpu=1
 fi
 # Only what this job runs, built as a user would (Release, warnings not fatal): with a GPU the
-# `main_job` target (the CLI, libnodescope.so and, with CUDA, the example); without one the CLI
-# alone. Not the tests and benchmarks that scripts/test.sh builds.
+# `main_job` target (the CLI, libnodescope.so with its backend libraries and, with CUDA, the
+# example); without one the CLI alone. Not the tests and benchmarks that scripts/test.sh builds.
 if [ "$gpu" = 1 ]; then
-  echo "run: building the nodescope CLI, libnodescope.so and the example (Release) into build/" >&2
+  echo "run: building the nodescope CLI, its libraries and the example (Release) into build/" >&2
   scripts/build.sh build -DCMAKE_BUILD_TYPE=Release --target main_job
 else
   echo "run: no NVIDIA GPU here: building only the nodescope CLI (Release) into build/" >&2

@@ -3,7 +3,7 @@
 # with warnings as errors and runs every test (GPU tests skip
 # cleanly without a GPU), then the unit tests again under AddressSanitizer +
 # UndefinedBehaviorSanitizer, then the concurrent parts' tests under ThreadSanitizer, then builds
-# the library and CLI in Release as users do, then the trace reader's fuzzer for a minute
+# the libraries and CLI in Release as users do, then the trace reader's fuzzer for a minute
 # (scripts/fuzz.sh; NODESCOPE_FUZZ_SECONDS changes how long).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +22,6 @@ scripts/build.sh build-tsan -DNODESCOPE_WERROR=ON -DNODESCOPE_TSAN=ON -DNODESCOP
 # A Release build of the library and the CLI as users build them: -O3 and the default options,
 # so warnings are not fatal (g++ 12 warns falsely there, -Wrestrict); then a smoke run of it.
 scripts/build.sh build-release -DCMAKE_BUILD_TYPE=Release -DNODESCOPE_BUILD_TESTS=OFF \
-  -DNODESCOPE_BUILD_BENCH=OFF --target nodescope_cli nodescope
+  -DNODESCOPE_BUILD_BENCH=OFF --target nodescope_cli nodescope_libraries
 build-release/bin/nodescope check examples/traces/torch_graph_mlp.json >/dev/null
 scripts/fuzz.sh

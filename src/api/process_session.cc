@@ -5,7 +5,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -20,7 +19,6 @@
 #include "api/run_report.h"
 #include "api/tracing_session.h"
 #include "base/clock.h"
-#include "base/env.h"
 #include "export/chrome_trace_writer.h"
 #include "model/trace.h"
 
@@ -48,37 +46,7 @@ bool IsCrashSignal(int sig) {
   return false;
 }
 
-void WriteAll(int fd, const std::string& text) {
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    done += static_cast<size_t>(n);
-  }
-}
-
-// One write() per line: lines up to PIPE_BUF bytes from several processes never interleave.
-void Report(const report::Line& line) {
-  if (g_report_fd >= 0) WriteAll(g_report_fd, report::Format(line));
-}
-
-// The report pipe `nodescope run` passed, or -1: a bad value, or an fd that is not a pipe (a
-// value inherited from elsewhere must not make us write into an unrelated file), is ignored.
-int ReportFdFromEnv() {
-  uint64_t fd = UINT64_MAX;
-  Status s = ReadEnvDecimal(report::kFdVariable, 0, INT32_MAX, &fd);
-  if (!s.ok()) {
-    std::fprintf(stderr, "nodescope: warning: %s (no summary goes to nodescope run)\n",
-                 s.message().c_str());
-    return -1;
-  }
-  struct stat st {};
-  if (fd == UINT64_MAX || fstat(static_cast<int>(fd), &st) != 0 || !S_ISFIFO(st.st_mode)) {
-    return -1;
-  }
-  return static_cast<int>(fd);
-}
+void Report(const report::Line& line) { report::WriteLine(g_report_fd, line); }
 
 void Finalize(int signal_number) {
   int expected = kRunning;
@@ -188,7 +156,7 @@ bool ProcessSessionActive() {
 Status StartProcessSession(std::string_view backend) {
   std::lock_guard<std::mutex> lock(g_start_mu);
   if (g_state.load() != kIdle) return OkStatus();
-  g_report_fd = ReportFdFromEnv();
+  g_report_fd = report::ReportFdFromEnv();
   g_path = new std::string(report::TracePathFor(std::getenv(report::kOutputVariable),
                                                 std::getenv(report::kRootPidVariable), getpid()));
   auto fail = [&](const Status& s) {

@@ -1,7 +1,13 @@
 // The report line's writing and strict parsing (run_report.h).
 #include "api/run_report.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <array>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <utility>
 #include <vector>
 
@@ -144,6 +150,33 @@ std::string TracePathFor(const char* output, const char* root_pid, long pid) {
     return out + "-" + pid_text;
   }
   return out.substr(0, dot) + "-" + pid_text + out.substr(dot);
+}
+
+int ReportFdFromEnv() {
+  uint64_t fd = UINT64_MAX;
+  Status s = ReadEnvDecimal(kFdVariable, 0, INT32_MAX, &fd);
+  if (!s.ok()) {
+    std::fprintf(stderr, "nodescope: warning: %s (no summary goes to nodescope run)\n",
+                 s.message().c_str());
+    return -1;
+  }
+  struct stat st {};
+  if (fd == UINT64_MAX || fstat(static_cast<int>(fd), &st) != 0 || !S_ISFIFO(st.st_mode)) {
+    return -1;
+  }
+  return static_cast<int>(fd);
+}
+
+void WriteLine(int fd, const Line& line) {
+  if (fd < 0) return;
+  std::string text = Format(line);
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<size_t>(n);
+  }
 }
 
 }  // namespace nodescope::report

@@ -53,4 +53,13 @@ StatusOr<Line> Parse(std::string_view text);
 // starts write <stem>-<pid><ext> beside it.
 std::string TracePathFor(const char* output, const char* root_pid, long pid);
 
+// The writing side, for the traced process: the report pipe `nodescope run` passed
+// (kFdVariable), or -1. A bad value is ignored with a warning on stderr, and so, silently, is an
+// fd that is not a pipe (a value inherited from elsewhere must not make us write into an
+// unrelated file).
+int ReportFdFromEnv();
+// Writes `line` to `fd` (nothing if fd < 0) in one write(): lines up to PIPE_BUF bytes from
+// several processes never interleave.
+void WriteLine(int fd, const Line& line);
+
 }  // namespace nodescope::report

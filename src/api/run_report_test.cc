@@ -2,6 +2,11 @@
 #include "api/run_report.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
 
 namespace nodescope::report {
 namespace {
@@ -81,6 +86,36 @@ TEST(TracePathFor, ChildProcessesGetTheirOwnFile) {
   EXPECT_EQ(TracePathFor("out/t.json", "77", 80), "out/t-80.json");
   EXPECT_EQ(TracePathFor("out.d/trace", "77", 80), "out.d/trace-80");
   EXPECT_EQ(TracePathFor("trace", "77", 80), "trace-80");
+}
+
+// The writing side (the process session and a backend's entry point both use it): only a pipe
+// named by NODESCOPE_REPORT_FD is written to, one whole line at a time.
+TEST(ReportLine, WrittenToThePipeNamedInTheEnvironmentOnly) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  setenv(kFdVariable, std::to_string(fds[1]).c_str(), 1);
+  EXPECT_EQ(ReportFdFromEnv(), fds[1]);
+  Line l;
+  l.kind = Line::Kind::kError;
+  l.pid = 7;
+  l.message = "another build";
+  WriteLine(ReportFdFromEnv(), l);
+  close(fds[1]);
+  char buf[256];
+  ssize_t n = read(fds[0], buf, sizeof(buf));
+  close(fds[0]);
+  ASSERT_GT(n, 0);
+  EXPECT_EQ(std::string(buf, static_cast<size_t>(n)), Format(l));
+
+  FILE* file = std::tmpfile();  // not a pipe: never written to
+  ASSERT_NE(file, nullptr);
+  setenv(kFdVariable, std::to_string(fileno(file)).c_str(), 1);
+  EXPECT_EQ(ReportFdFromEnv(), -1);
+  std::fclose(file);
+  setenv(kFdVariable, "junk", 1);
+  EXPECT_EQ(ReportFdFromEnv(), -1);
+  unsetenv(kFdVariable);
+  EXPECT_EQ(ReportFdFromEnv(), -1);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <utility>
 
+#include "api/backend_loader.h"
 #include "api/process_session.h"
 #include "attribution/annotations.h"
 #include "base/clock.h"
@@ -13,8 +14,12 @@ StatusOr<std::unique_ptr<TracingSession>> TracingSession::Start(std::string_view
                                                                 Scope scope) {
   StatusOr<TracerOptions> options = TracerOptionsFromEnv();
   if (!options.ok()) return options.status();
+  // In-process users link libnodescope.so alone: the backend libraries beside it are loaded
+  // when the first session starts (`nodescope run` injects one, which registers itself first).
+  Status loaded = OkStatus();
+  if (RegisteredTracers().empty()) loaded = LoadBuiltBackendLibraries();
   StatusOr<std::unique_ptr<Tracer>> tracer = CreateTracer(backend);
-  if (!tracer.ok()) return tracer.status();
+  if (!tracer.ok()) return loaded.ok() ? tracer.status() : loaded;
   RETURN_IF_ERROR((*tracer)->Start(*options));
   RangeRecorder& ranges = RangeRecorder::Get();
   RangeRecorder::CounterValues baseline;

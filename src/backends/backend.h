@@ -61,11 +61,18 @@ namespace nodescope {
 // How `nodescope run` makes an unmodified program load the tracer for one vendor.
 struct Launcher {
   std::string name;
+  // The vendor runtime the program must initialise to be traced, for messages ("CUDA").
+  std::string runtime;
+  // The backend library the vendor runtime loads (found beside libnodescope.so, which it links:
+  // "libnodescope_cupti.so") and the entry point the runtime calls in it ("InitializeInjection").
+  std::string library;
+  std::string entry_symbol;
   // OK when this vendor's driver and at least one device are present; else a message a user
   // can act on ("no CUDA driver (libcuda.so.1) found", "no CUDA-capable device").
   Status (*probe)();
-  // Adds the variables that make the vendor runtime load `library` (e.g. CUDA_INJECTION64_PATH).
-  void (*add_env)(const std::string& library, std::vector<std::string>* env);
+  // Adds the variables that make the vendor runtime load `library_path`, the full path of
+  // `library` (e.g. CUDA_INJECTION64_PATH).
+  void (*add_env)(const std::string& library_path, std::vector<std::string>* env);
 };
 bool RegisterLauncher(const Launcher& launcher);
 std::vector<Launcher> RegisteredLaunchers();

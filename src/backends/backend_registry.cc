@@ -53,8 +53,8 @@ StatusOr<std::unique_ptr<Tracer>> CreateTracer(std::string_view name) {
   }
   if (Registry().empty()) {
     return UnavailableError(
-        "this build of nodescope has no GPU backend (was the CUDA toolkit "
-        "found at build time?)");
+        "this build of nodescope has no GPU backend (no vendor SDK was found when it was "
+        "built)");
   }
   return NotFoundError("no backend named '" + std::string(name) + "'");
 }

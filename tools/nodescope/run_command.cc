@@ -56,26 +56,6 @@ std::string SelfDir() {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
-// The library to inject: NODESCOPE_LIBRARY, else the one installed beside this binary; either
-// must be a shared library of ours (tracer_library.h), not just any readable file.
-StatusOr<std::string> FindTracerLibrary() {
-  if (const char* env = std::getenv("NODESCOPE_LIBRARY"); env != nullptr && *env != '\0') {
-    Status ours = CheckTracerLibrary(env, TracerLibrarySymbols());
-    if (!ours.ok()) return InvalidArgumentError("NODESCOPE_LIBRARY: " + ours.message());
-    return std::string(env);
-  }
-  std::string dir = SelfDir();
-  for (const std::string& candidate : {dir + "/../lib/libnodescope.so", dir + "/libnodescope.so"}) {
-    char real[PATH_MAX];
-    if (access(candidate.c_str(), R_OK) == 0 && realpath(candidate.c_str(), real) != nullptr) {
-      RETURN_IF_ERROR(CheckTracerLibrary(real, TracerLibrarySymbols()));
-      return std::string(real);
-    }
-  }
-  return NotFoundError("libnodescope.so not found next to the nodescope binary (looked in " + dir +
-                       "/../lib; build the `nodescope` target), or set NODESCOPE_LIBRARY");
-}
-
 int Run(const RunOptions& opts) {
   if (opts.command.empty()) {
     std::fprintf(stderr, "nodescope run: no program given (usage: nodescope run -- PROGRAM ...)\n");
@@ -99,11 +79,15 @@ int Run(const RunOptions& opts) {
     std::fprintf(stderr, "nodescope run: %s\n", stub_flag.message().c_str());
     return kToolFailed;
   }
-  if (stub) launchers = {Launcher{"stub", &ProbeStub, &AddNoEnv}};
+  // The stub injects nothing; the library it checks and names is libnodescope.so itself.
+  if (stub) {
+    launchers = {Launcher{"stub", "the GPU runtime", "libnodescope.so", "nodescope_start",
+                          &ProbeStub, &AddNoEnv}};
+  }
   if (launchers.empty()) {
     std::fprintf(stderr,
-                 "nodescope run: this build has no GPU backend (the CUDA toolkit was not found "
-                 "when nodescope was built)\n");
+                 "nodescope run: this build has no GPU backend (no vendor SDK was found when "
+                 "nodescope was built)\n");
     return kToolFailed;
   }
   const Launcher* chosen = nullptr;
@@ -125,7 +109,8 @@ int Run(const RunOptions& opts) {
     for (const std::string& p : problems) std::fprintf(stderr, "nodescope run: %s\n", p.c_str());
     return kToolFailed;
   }
-  StatusOr<std::string> library = FindTracerLibrary();
+  StatusOr<std::string> library =
+      FindTracerLibrary(*chosen, std::getenv("NODESCOPE_LIBRARY"), SelfDir());
   if (!library.ok()) {
     std::fprintf(stderr, "nodescope run: %s\n", TerminalText(library.status().message()).c_str());
     return kToolFailed;
@@ -149,7 +134,7 @@ int Run(const RunOptions& opts) {
     std::fprintf(stderr, "nodescope run: %s\n", result.status().ToString().c_str());
     return kToolFailed;
   }
-  PrintRunSummary(*result, RunContext{output, result->pid, *started}, stderr);
+  PrintRunSummary(*result, RunContext{output, result->pid, *started, chosen->runtime}, stderr);
   if (result->signal != 0) {
     std::fprintf(stderr, "nodescope: the program was terminated by signal %d (%s)\n",
                  result->signal, strsignal(result->signal));

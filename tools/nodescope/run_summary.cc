@@ -86,8 +86,9 @@ void PrintRunSummary(const ChildResult& result, const RunContext& context, FILE*
   }
   if (!any_line && not_ours == 0 && result.report_bytes_discarded == 0) {
     std::fprintf(out,
-                 "nodescope: no trace written: the program never initialised CUDA (did it use "
-                 "the GPU?)\n");
+                 "nodescope: no trace written: the program never initialised %s (did it use "
+                 "the GPU?)\n",
+                 context.runtime.c_str());
   }
   for (uint64_t pid : repeated) {
     std::fprintf(out,

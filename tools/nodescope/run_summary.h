@@ -18,6 +18,7 @@ struct RunContext {
   std::string output;  // NODESCOPE_OUTPUT as the program saw it; empty: nodescope-<pid>.json
   int root_pid = 0;    // the program's pid
   timespec started{};  // the output folder's clock when the run began (CheckWritable)
+  std::string runtime = "the GPU runtime";  // the launcher's (backend.h), e.g. "CUDA"
 };
 
 void PrintRunSummary(const ChildResult& result, const RunContext& context, FILE* out);

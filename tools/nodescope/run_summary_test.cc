@@ -69,6 +69,14 @@ TEST_F(RunSummaryTest, ShowsTheTraceThisRunWrote) {
   EXPECT_EQ(text.find("warning"), std::string::npos) << text;
 }
 
+TEST_F(RunSummaryTest, NoReportNamesTheLaunchersRuntime) {
+  ChildResult r;
+  context_.runtime = "ROCm";
+  EXPECT_EQ(Print(r),
+            "nodescope: no trace written: the program never initialised ROCm (did it use the "
+            "GPU?)\n");
+}
+
 TEST_F(RunSummaryTest, APathThisRunDidNotChooseIsNeverPrinted) {
   ChildResult r;
   r.report_lines = {TraceLine(1000, "/etc/shadow"), TraceLine(1001, dir_ + "/t.json"),

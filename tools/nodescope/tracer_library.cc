@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <set>
-
-#include "base/build_config.h"
 
 namespace nodescope::cli {
 namespace {
@@ -118,10 +118,48 @@ Status CheckTracerLibrary(const std::string& path, const std::vector<std::string
   return OkStatus();
 }
 
-std::vector<std::string> TracerLibrarySymbols() {
-  std::vector<std::string> symbols = {"nodescope_start"};
-  if (NODESCOPE_BUILDFLAG(HAS_CUPTI)) symbols.push_back("InitializeInjection");
-  return symbols;
+std::vector<std::string> TracerLibrarySymbols(const Launcher& launcher) {
+  return {launcher.entry_symbol};
+}
+
+StatusOr<std::string> FindTracerLibrary(const Launcher& launcher, const char* env_library,
+                                        const std::string& self_dir) {
+  std::vector<std::string> symbols = TracerLibrarySymbols(launcher);
+  std::string path;
+  std::string from;  // how the user named it, for messages
+  if (env_library != nullptr && *env_library != '\0') {
+    from = "NODESCOPE_LIBRARY: ";
+    path = env_library;
+    struct stat st {};
+    if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) path += "/" + launcher.library;
+    Status ours = CheckTracerLibrary(path, symbols);
+    if (!ours.ok()) return InvalidArgumentError(from + ours.message());
+  } else {
+    for (const std::string& candidate :
+         {self_dir + "/../lib/" + launcher.library, self_dir + "/" + launcher.library}) {
+      char real[PATH_MAX];
+      if (access(candidate.c_str(), R_OK) == 0 && realpath(candidate.c_str(), real) != nullptr) {
+        path = real;
+        break;
+      }
+    }
+    if (path.empty()) {
+      return NotFoundError(
+          launcher.library + " not found next to the nodescope binary (looked in " + self_dir +
+          "/../lib; build the `nodescope_libraries` target), or set " + "NODESCOPE_LIBRARY");
+    }
+    RETURN_IF_ERROR(CheckTracerLibrary(path, symbols));
+  }
+  // The backend library links libnodescope.so and finds it beside itself ($ORIGIN).
+  size_t slash = path.rfind('/');
+  std::string core =
+      (slash == std::string::npos ? std::string(".") : path.substr(0, slash)) + "/libnodescope.so";
+  Status core_ok = CheckTracerLibrary(core, {"nodescope_plugin_host_v1"});
+  if (!core_ok.ok()) {
+    return InvalidArgumentError(from + "libnodescope.so must be beside " + path + ": " +
+                                core_ok.message());
+  }
+  return path;
 }
 
 }  // namespace nodescope::cli

@@ -34,23 +34,26 @@ Status ProbeCuda() {
 }
 
 // NVTX (ranges from unmodified programs, libtorch, NCCL, XLA, ...) is served by
-// libnodescope_nvtx.so beside `library`: it forwards to `library` but, unlike it, links no vendor
-// library whose own NVTX entry points NVTX could find instead of ours (nvtx_shim.cc). Where it is
-// missing (a library built without it), `library` itself, which answers extensions too.
+// libnodescope_nvtx.so beside `library`: it forwards to libnodescope.so, which holds the range
+// recorder, but links no vendor library whose own NVTX entry points NVTX could find instead of
+// ours (nvtx_shim.cc). Where it is missing (a library built without it), libnodescope.so itself,
+// which answers extensions too (never `library`: it links libcupti, which has NVTX entry points).
 std::string NvtxLibraryFor(const std::string& library) {
   size_t slash = library.rfind('/');
-  std::string shim = (slash == std::string::npos ? std::string() : library.substr(0, slash + 1)) +
-                     "libnodescope_nvtx.so";
-  return access(shim.c_str(), R_OK) == 0 ? shim : library;
+  std::string dir = slash == std::string::npos ? std::string() : library.substr(0, slash + 1);
+  std::string shim = dir + "libnodescope_nvtx.so";
+  return access(shim.c_str(), R_OK) == 0 ? shim : dir + "libnodescope.so";
 }
 
 void AddCudaEnv(const std::string& library, std::vector<std::string>* env) {
+  // The driver calls InitializeInjection() in `library` (api/cuda_injection.cc) at cuInit.
   env->push_back("CUDA_INJECTION64_PATH=" + library);
   env->push_back("NVTX_INJECTION64_PATH=" + NvtxLibraryFor(library));
 }
 
-[[maybe_unused]] const bool kRegistered =
-    RegisterLauncher(Launcher{"cuda", &ProbeCuda, &AddCudaEnv});
+// NODESCOPE_CUPTI_LIBRARY: the file name of the CUPTI backend library (src/backends/cupti).
+[[maybe_unused]] const bool kRegistered = RegisterLauncher(Launcher{
+    "cuda", "CUDA", NODESCOPE_CUPTI_LIBRARY, "InitializeInjection", &ProbeCuda, &AddCudaEnv});
 
 }  // namespace
 }  // namespace nodescope::cupti

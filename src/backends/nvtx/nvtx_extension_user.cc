@@ -43,7 +43,8 @@ struct CollectiveArgs {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // --no-vendor-symbols: the library must not expose CUPTI's symbols (libnodescope_nvtx.so).
+  // --no-vendor-symbols: the library must not expose CUPTI's symbols (libnodescope_nvtx.so,
+  // libnodescope.so).
   bool no_vendor = argc > 1 && std::strcmp(argv[1], "--no-vendor-symbols") == 0;
   const char* path = std::getenv("NVTX_INJECTION64_PATH");
   if (path == nullptr || *path == '\0') {
