@@ -1,0 +1,520 @@
+// The simulated rocprofiler-sdk's registration, contexts, services and correlation ids: what a
+// tool calls, and the callbacks it gets, on the threads the real SDK 1.0 uses (ROCM-PTI-FACTS.md).
+//   - Tools are found as the SDK finds them: each library of ROCP_TOOL_LIBRARIES (':'-separated)
+//     is dlopen()ed and its rocprofiler_configure called; so is one already in the process, and a
+//     forced one. initialize() runs at once for each; services can be configured only there.
+//   - Callbacks run on the thread making the HIP call; buffers are delivered from an SDK thread.
+//   - External ids: the request callback when configured for the kind (0 = its value stands),
+//     else the top of the thread's pushed stack, else the main thread's.
+//   - At exit: code objects unloaded, then each tool's finalize, then the SDK thread stops.
+#include <dlfcn.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sim_internal.h"
+
+namespace sim {
+namespace {
+
+constexpr int kKinds = 40;
+
+struct CallbackService {
+  rocprofiler_callback_tracing_cb_t callback = nullptr;
+  void* data = nullptr;
+  std::vector<int32_t> operations;  // empty: all
+};
+struct BufferService {
+  uint64_t buffer = 0;
+  std::vector<int32_t> operations;
+};
+bool Wants(const std::vector<int32_t>& operations, int32_t operation) {
+  if (operations.empty()) return true;
+  for (int32_t op : operations)
+    if (op == operation) return true;
+  return false;
+}
+
+struct Context {
+  std::atomic<bool> active{false};
+  CallbackService callbacks[kKinds];
+  BufferService buffers[kKinds];
+  rocprofiler_external_correlation_id_request_cb_t request = nullptr;
+  void* request_data = nullptr;
+  uint64_t request_kinds = 0;  // bit per request kind
+  std::mutex pushed_mutex;
+  std::unordered_map<uint64_t, std::vector<rocprofiler_user_data_t>> pushed;  // by thread id
+};
+
+Context g_contexts[kMaxContexts];
+std::atomic<int> g_context_count{0};
+std::atomic<bool> g_configuring{false};
+std::atomic<bool> g_finalized{false};
+std::atomic<uint64_t> g_next_correlation{1};
+rocprofiler_configure_func_t g_forced = nullptr;
+
+struct Client {
+  rocprofiler_tool_configure_result_t* result;
+  uint32_t handle;
+  bool finalized;
+};
+std::vector<Client> g_clients;
+std::mutex g_clients_mutex;
+const uint64_t g_main_thread = static_cast<uint64_t>(getpid());
+
+thread_local ApiCall* t_latest = nullptr;
+
+Context* Get(rocprofiler_context_id_t id) {
+  if (id.handle == 0 || id.handle > static_cast<uint64_t>(g_context_count.load())) return nullptr;
+  return &g_contexts[id.handle - 1];
+}
+
+// The pushed external id for `thread`, else the main thread's, else 0.
+rocprofiler_user_data_t Pushed(Context& context, uint64_t thread) {
+  std::lock_guard<std::mutex> lock(context.pushed_mutex);
+  for (uint64_t t : {thread, g_main_thread}) {
+    auto it = context.pushed.find(t);
+    if (it != context.pushed.end() && !it->second.empty()) return it->second.back();
+  }
+  return rocprofiler_user_data_t{.value = 0};
+}
+
+rocprofiler_user_data_t External(int index, uint64_t thread,
+                                 rocprofiler_external_correlation_id_request_kind_t kind,
+                                 int32_t operation, uint64_t internal) {
+  Context& context = g_contexts[index];
+  if (context.request != nullptr && (context.request_kinds >> kind & 1) != 0) {
+    rocprofiler_user_data_t value{.value = 0};
+    rocprofiler_context_id_t id{static_cast<uint64_t>(index + 1)};
+    if (context.request(thread, id, kind, operation, internal, &value, context.request_data) == 0)
+      return value;
+  }
+  return Pushed(context, thread);
+}
+
+void CallClientFinalize(Client& client) {
+  if (client.finalized) return;
+  client.finalized = true;
+  if (client.result->finalize != nullptr) client.result->finalize(client.result->tool_data);
+}
+
+void FinalizeClient(rocprofiler_client_id_t id) {
+  std::lock_guard<std::mutex> lock(g_clients_mutex);
+  for (Client& client : g_clients)
+    if (client.handle == id.handle) CallClientFinalize(client);
+}
+
+void Finalize() {
+  if (g_finalized.exchange(true)) return;
+  UnloadCodeObjects();
+  {
+    std::lock_guard<std::mutex> lock(g_clients_mutex);
+    for (auto it = g_clients.rbegin(); it != g_clients.rend(); ++it) CallClientFinalize(*it);
+  }
+  StopBufferDelivery();
+}
+
+void Configure(rocprofiler_configure_func_t configure, const char* from) {
+  if (configure == nullptr) return;
+  // One call per distinct function, as the SDK does (a tool in the process may also be listed).
+  static std::vector<rocprofiler_configure_func_t> seen;
+  for (auto f : seen)
+    if (f == configure) return;
+  seen.push_back(configure);
+  const uint32_t priority = static_cast<uint32_t>(seen.size() - 1);
+  rocprofiler_client_id_t id{sizeof(rocprofiler_client_id_t), nullptr, priority};
+  rocprofiler_tool_configure_result_t* result =
+      configure(ROCPROFILER_VERSION, "1.0.0", priority, &id);
+  if (result == nullptr) {
+    std::fprintf(stderr, "[sim-rocprofiler] %s: rocprofiler_configure declined\n", from);
+    return;
+  }
+  g_clients.push_back(Client{result, priority, false});
+}
+
+void Initialize() {
+  if (g_forced != nullptr) Configure(g_forced, "(forced)");
+  if (const char* env = std::getenv("ROCP_TOOL_LIBRARIES"); env != nullptr) {
+    std::string list = env;
+    size_t begin = 0;
+    while (begin <= list.size()) {
+      size_t end = list.find(':', begin);
+      if (end == std::string::npos) end = list.size();
+      std::string path = list.substr(begin, end - begin);
+      begin = end + 1;
+      if (path.empty()) continue;
+      void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (handle == nullptr) {
+        std::fprintf(stderr, "[sim-rocprofiler] ROCP_TOOL_LIBRARIES: %s\n", dlerror());
+        std::abort();  // the real SDK stops here too (ROCP_FATAL)
+      }
+      Configure(
+          reinterpret_cast<rocprofiler_configure_func_t>(dlsym(handle, "rocprofiler_configure")),
+          path.c_str());
+    }
+  }
+  Configure(
+      reinterpret_cast<rocprofiler_configure_func_t>(dlsym(RTLD_DEFAULT, "rocprofiler_configure")),
+      "(process)");
+  g_configuring = true;
+  for (Client& client : g_clients) {
+    if (client.result->initialize == nullptr) continue;
+    if (client.result->initialize(&FinalizeClient, client.result->tool_data) != 0)
+      client.finalized = true;  // a tool that fails to initialize is not finalized
+  }
+  g_configuring = false;
+  std::atexit(&Finalize);
+}
+
+}  // namespace
+
+uint64_t BootNs() {
+  timespec ts;
+  clock_gettime(CLOCK_BOOTTIME, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+uint64_t ThreadId() {
+  static thread_local const uint64_t tid = static_cast<uint64_t>(syscall(SYS_gettid));
+  return tid;
+}
+
+void EnsureInitialized() {
+  static std::once_flag once;
+  std::call_once(once, &Initialize);
+}
+
+struct CurrentCall {
+  static ApiCall* Latest() { return t_latest; }
+  static const rocprofiler_user_data_t* External(const ApiCall& call) { return call.external_; }
+  static uint64_t Internal(const ApiCall& call) { return call.internal_; }
+  static uint64_t Thread(const ApiCall& call) { return call.thread_id_; }
+};
+
+ApiCall::ApiCall(rocprofiler_hip_runtime_api_id_t operation, const rocprofiler_hip_api_args_t& args)
+    : operation_(operation),
+      thread_id_(ThreadId()),
+      internal_(g_next_correlation.fetch_add(1)),
+      start_ns_(BootNs()),
+      outer_(t_latest) {
+  data_.size = sizeof(data_);
+  data_.args = args;
+  t_latest = this;
+  const int n = g_context_count.load();
+  for (int i = 0; i < n; ++i) {
+    if (!g_contexts[i].active.load(std::memory_order_acquire)) continue;
+    external_[i] =
+        sim::External(i, thread_id_, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HIP_RUNTIME_API,
+                      operation_, internal_);
+    const CallbackService& service =
+        g_contexts[i].callbacks[ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API];
+    if (service.callback == nullptr || !Wants(service.operations, operation_)) continue;
+    rocprofiler_callback_tracing_record_t record{};
+    record.context_id.handle = static_cast<uint64_t>(i + 1);
+    record.thread_id = thread_id_;
+    record.correlation_id = {internal_, external_[i], outer_ ? outer_->internal_ : 0};
+    record.kind = ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API;
+    record.operation = operation_;
+    record.phase = ROCPROFILER_CALLBACK_PHASE_ENTER;
+    record.payload = &data_;
+    service.callback(record, &user_data_[i], service.data);
+  }
+}
+
+ApiCall::~ApiCall() {
+  const uint64_t end_ns = BootNs();
+  const int n = g_context_count.load();
+  for (int i = 0; i < n; ++i) {
+    if (!g_contexts[i].active.load(std::memory_order_acquire)) continue;
+    const rocprofiler_correlation_id_t correlation{internal_, external_[i],
+                                                   outer_ ? outer_->internal_ : 0};
+    const CallbackService& service =
+        g_contexts[i].callbacks[ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API];
+    if (service.callback != nullptr && Wants(service.operations, operation_)) {
+      rocprofiler_callback_tracing_record_t record{};
+      record.context_id.handle = static_cast<uint64_t>(i + 1);
+      record.thread_id = thread_id_;
+      record.correlation_id = correlation;
+      record.kind = ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API;
+      record.operation = operation_;
+      record.phase = ROCPROFILER_CALLBACK_PHASE_EXIT;
+      record.payload = &data_;
+      service.callback(record, &user_data_[i], service.data);
+    }
+    const BufferService& buffered =
+        g_contexts[i].buffers[ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API];
+    if (buffered.buffer != 0 && Wants(buffered.operations, operation_)) {
+      rocprofiler_buffer_tracing_hip_api_record_t record{};
+      record.size = sizeof(record);
+      record.kind = ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API;
+      record.operation = operation_;
+      record.correlation_id = correlation;
+      record.start_timestamp = start_ns_;
+      record.end_timestamp = end_ns;
+      record.thread_id = thread_id_;
+      AppendRecord(buffered.buffer, ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API, &record,
+                   sizeof(record));
+    }
+  }
+  t_latest = outer_;
+}
+
+Correlation CorrelateAsync(rocprofiler_external_correlation_id_request_kind_t kind,
+                           rocprofiler_tracing_operation_t operation) {
+  Correlation c{};
+  const ApiCall* latest = CurrentCall::Latest();
+  c.thread_id = latest ? CurrentCall::Thread(*latest) : ThreadId();
+  c.internal = latest ? CurrentCall::Internal(*latest) : g_next_correlation.fetch_add(1);
+  const int n = g_context_count.load();
+  for (int i = 0; i < n; ++i) {
+    if (!g_contexts[i].active.load(std::memory_order_acquire)) continue;
+    c.external[i] = External(i, c.thread_id, kind, operation, c.internal);
+  }
+  return c;
+}
+
+namespace {
+template <typename Record>
+void Buffered(const Correlation& c, rocprofiler_buffer_tracing_kind_t kind, int32_t operation,
+              Record record) {
+  const int n = g_context_count.load();
+  for (int i = 0; i < n; ++i) {
+    if (!g_contexts[i].active.load(std::memory_order_acquire)) continue;
+    const BufferService& service = g_contexts[i].buffers[kind];
+    if (service.buffer == 0 || !Wants(service.operations, operation)) continue;
+    record.correlation_id.external = c.external[i];
+    AppendRecord(service.buffer, kind, &record, sizeof(record));
+  }
+}
+
+void Callback(rocprofiler_callback_tracing_kind_t kind, int32_t operation,
+              rocprofiler_callback_phase_t phase, void* payload, uint64_t internal) {
+  const int n = g_context_count.load();
+  for (int i = 0; i < n; ++i) {
+    if (!g_contexts[i].active.load(std::memory_order_acquire)) continue;
+    const CallbackService& service = g_contexts[i].callbacks[kind];
+    if (service.callback == nullptr || !Wants(service.operations, operation)) continue;
+    rocprofiler_callback_tracing_record_t record{};
+    record.context_id.handle = static_cast<uint64_t>(i + 1);
+    record.thread_id = ThreadId();
+    record.correlation_id.internal = internal;
+    record.kind = kind;
+    record.operation = operation;
+    record.phase = phase;
+    record.payload = payload;
+    rocprofiler_user_data_t user_data{.value = 0};
+    service.callback(record, &user_data, service.data);
+  }
+}
+}  // namespace
+
+void EmitKernelDispatch(const Correlation& c, const rocprofiler_kernel_dispatch_info_t& info,
+                        uint64_t start_ns, uint64_t end_ns) {
+  rocprofiler_buffer_tracing_kernel_dispatch_record_t record{};
+  record.size = sizeof(record);
+  record.kind = ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH;
+  record.operation = ROCPROFILER_KERNEL_DISPATCH_COMPLETE;
+  record.correlation_id.internal = c.internal;
+  record.thread_id = c.thread_id;
+  record.start_timestamp = start_ns;
+  record.end_timestamp = end_ns;
+  record.dispatch_info = info;
+  record.dispatch_info.size = offsetof(rocprofiler_kernel_dispatch_info_t, reserved_padding);
+  Buffered(c, ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH, ROCPROFILER_KERNEL_DISPATCH_COMPLETE,
+           record);
+}
+
+void EmitMemoryCopy(const Correlation& c, rocprofiler_memory_copy_operation_t direction,
+                    uint64_t dst_agent, uint64_t src_agent, uint64_t bytes, const void* dst,
+                    const void* src, uint64_t start_ns, uint64_t end_ns) {
+  rocprofiler_buffer_tracing_memory_copy_record_t record{};
+  record.size = sizeof(record);
+  record.kind = ROCPROFILER_BUFFER_TRACING_MEMORY_COPY;
+  record.operation = direction;
+  record.correlation_id.internal = c.internal;
+  record.thread_id = c.thread_id;
+  record.start_timestamp = start_ns;
+  record.end_timestamp = end_ns;
+  record.dst_agent_id.handle = dst_agent;
+  record.src_agent_id.handle = src_agent;
+  record.bytes = bytes;
+  record.dst_address.ptr = dst;
+  record.src_address.ptr = src;
+  Buffered(c, ROCPROFILER_BUFFER_TRACING_MEMORY_COPY, direction, record);
+}
+
+void EmitStream(rocprofiler_hip_stream_operation_t operation, rocprofiler_callback_phase_t phase,
+                uint64_t stream_id, const void* stream) {
+  rocprofiler_callback_tracing_hip_stream_data_t data{};
+  data.size = sizeof(data);
+  data.stream_id.handle = stream_id;
+  data.stream_value.ptr = stream;
+  const ApiCall* latest = CurrentCall::Latest();
+  Callback(ROCPROFILER_CALLBACK_TRACING_HIP_STREAM, operation, phase, &data,
+           latest ? CurrentCall::Internal(*latest) : 0);
+}
+
+void EmitCodeObject(const rocprofiler_callback_tracing_code_object_load_data_t& load,
+                    rocprofiler_callback_phase_t phase) {
+  auto copy = load;
+  Callback(ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT, ROCPROFILER_CODE_OBJECT_LOAD, phase, &copy, 0);
+}
+
+void EmitKernelSymbol(
+    const rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t& symbol,
+    rocprofiler_callback_phase_t phase) {
+  auto copy = symbol;
+  Callback(ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT,
+           ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER, phase, &copy, 0);
+}
+
+// ---- The C API ----
+namespace {
+bool Locked() { return !g_configuring.load(); }
+rocprofiler_status_t Services(rocprofiler_context_id_t id, int kind, Context** out) {
+  if (g_finalized.load()) return ROCPROFILER_STATUS_ERROR_FINALIZED;
+  if (Locked()) return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
+  *out = Get(id);
+  if (*out == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
+  if (kind <= 0 || kind >= kKinds) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
+  return ROCPROFILER_STATUS_SUCCESS;
+}
+}  // namespace
+
+}  // namespace sim
+
+extern "C" {
+
+rocprofiler_status_t rocprofiler_force_configure(rocprofiler_configure_func_t configure_func) {
+  sim::g_forced = configure_func;
+  return ROCPROFILER_STATUS_SUCCESS;
+}
+rocprofiler_status_t rocprofiler_is_initialized(int* status) {
+  *status = sim::g_clients.empty() ? 0 : 1;
+  return ROCPROFILER_STATUS_SUCCESS;
+}
+rocprofiler_status_t rocprofiler_is_finalized(int* status) {
+  *status = sim::g_finalized.load() ? 1 : 0;
+  return ROCPROFILER_STATUS_SUCCESS;
+}
+rocprofiler_status_t rocprofiler_get_version(uint32_t* major, uint32_t* minor, uint32_t* patch) {
+  if (major) *major = ROCPROFILER_VERSION_MAJOR;
+  if (minor) *minor = ROCPROFILER_VERSION_MINOR;
+  if (patch) *patch = ROCPROFILER_VERSION_PATCH;
+  return ROCPROFILER_STATUS_SUCCESS;
+}
+rocprofiler_status_t rocprofiler_get_timestamp(rocprofiler_timestamp_t* ts) {
+  *ts = sim::BootNs();
+  return ROCPROFILER_STATUS_SUCCESS;
+}
+rocprofiler_status_t rocprofiler_get_thread_id(rocprofiler_thread_id_t* tid) {
+  *tid = sim::ThreadId();
+  return ROCPROFILER_STATUS_SUCCESS;
+}
+const char* rocprofiler_get_status_string(rocprofiler_status_t status) {
+  return status == ROCPROFILER_STATUS_SUCCESS ? "success" : "simulated SDK error";
+}
+
+rocprofiler_status_t rocprofiler_create_context(rocprofiler_context_id_t* context_id) {
+  if (sim::Locked()) return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
+  const int index = sim::g_context_count.load();
+  if (index == sim::kMaxContexts) return ROCPROFILER_STATUS_ERROR;
+  sim::g_context_count.store(index + 1);
+  context_id->handle = static_cast<uint64_t>(index + 1);
+  return ROCPROFILER_STATUS_SUCCESS;
+}
+rocprofiler_status_t rocprofiler_start_context(rocprofiler_context_id_t context_id) {
+  sim::Context* context = sim::Get(context_id);
+  if (context == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
+  context->active.store(true, std::memory_order_release);
+  return ROCPROFILER_STATUS_SUCCESS;
+}
+rocprofiler_status_t rocprofiler_stop_context(rocprofiler_context_id_t context_id) {
+  sim::Context* context = sim::Get(context_id);
+  if (context == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
+  context->active.store(false, std::memory_order_release);
+  return ROCPROFILER_STATUS_SUCCESS;
+}
+rocprofiler_status_t rocprofiler_context_is_active(rocprofiler_context_id_t context_id,
+                                                   int* status) {
+  sim::Context* context = sim::Get(context_id);
+  if (context == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
+  *status = context->active.load() ? 1 : 0;
+  return ROCPROFILER_STATUS_SUCCESS;
+}
+
+rocprofiler_status_t rocprofiler_configure_callback_tracing_service(
+    rocprofiler_context_id_t context_id, rocprofiler_callback_tracing_kind_t kind,
+    const rocprofiler_tracing_operation_t* operations, size_t operations_count,
+    rocprofiler_callback_tracing_cb_t callback, void* callback_args) {
+  sim::Context* context = nullptr;
+  if (auto s = sim::Services(context_id, kind, &context); s != ROCPROFILER_STATUS_SUCCESS) return s;
+  sim::CallbackService& service = context->callbacks[kind];
+  if (service.callback != nullptr) return ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED;
+  service.callback = callback;
+  service.data = callback_args;
+  service.operations.assign(operations, operations + (operations ? operations_count : 0));
+  return ROCPROFILER_STATUS_SUCCESS;
+}
+
+rocprofiler_status_t rocprofiler_configure_buffer_tracing_service(
+    rocprofiler_context_id_t context_id, rocprofiler_buffer_tracing_kind_t kind,
+    const rocprofiler_tracing_operation_t* operations, size_t operations_count,
+    rocprofiler_buffer_id_t buffer_id) {
+  sim::Context* context = nullptr;
+  if (auto s = sim::Services(context_id, kind, &context); s != ROCPROFILER_STATUS_SUCCESS) return s;
+  if (buffer_id.handle == 0) return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
+  sim::BufferService& service = context->buffers[kind];
+  if (service.buffer != 0) return ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED;
+  service.buffer = buffer_id.handle;
+  service.operations.assign(operations, operations + (operations ? operations_count : 0));
+  return ROCPROFILER_STATUS_SUCCESS;
+}
+
+rocprofiler_status_t rocprofiler_configure_external_correlation_id_request_service(
+    rocprofiler_context_id_t context_id,
+    const rocprofiler_external_correlation_id_request_kind_t* kinds, size_t kinds_count,
+    rocprofiler_external_correlation_id_request_cb_t callback, void* callback_args) {
+  sim::Context* context = nullptr;
+  if (auto s = sim::Services(context_id, 1, &context); s != ROCPROFILER_STATUS_SUCCESS) return s;
+  if (context->request != nullptr) return ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED;
+  context->request = callback;
+  context->request_data = callback_args;
+  context->request_kinds = 0;
+  for (size_t i = 0; i < kinds_count; ++i) context->request_kinds |= uint64_t{1} << kinds[i];
+  if (kinds == nullptr || kinds_count == 0) context->request_kinds = ~uint64_t{0};
+  return ROCPROFILER_STATUS_SUCCESS;
+}
+
+rocprofiler_status_t rocprofiler_push_external_correlation_id(
+    rocprofiler_context_id_t context_id, rocprofiler_thread_id_t tid,
+    rocprofiler_user_data_t external_correlation_id) {
+  sim::Context* context = sim::Get(context_id);
+  if (context == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
+  std::lock_guard<std::mutex> lock(context->pushed_mutex);
+  context->pushed[tid].push_back(external_correlation_id);
+  return ROCPROFILER_STATUS_SUCCESS;
+}
+
+rocprofiler_status_t rocprofiler_pop_external_correlation_id(
+    rocprofiler_context_id_t context_id, rocprofiler_thread_id_t tid,
+    rocprofiler_user_data_t* external_correlation_id) {
+  sim::Context* context = sim::Get(context_id);
+  if (context == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
+  std::lock_guard<std::mutex> lock(context->pushed_mutex);
+  auto& stack = context->pushed[tid];
+  if (stack.empty()) return ROCPROFILER_STATUS_ERROR;
+  if (external_correlation_id != nullptr) *external_correlation_id = stack.back();
+  stack.pop_back();
+  return ROCPROFILER_STATUS_SUCCESS;
+}
+
+}  // extern "C"
