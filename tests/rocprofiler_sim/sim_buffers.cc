@@ -1,9 +1,11 @@
 // The simulated rocprofiler-sdk's buffers: records are copied in as they happen (any thread);
 // when a buffer reaches its watermark its records are handed, as one batch, to the SDK's own
 // delivery thread, which calls the tool's buffer callback with them, batch after batch in order.
-// Full buffer: DISCARD drops the record and counts it (drop_count of the next batch); LOSSLESS
-// hands the batch over first and never drops. rocprofiler_flush_buffer hands over what is there
-// and waits until the delivery thread has delivered it (inline when called from that thread).
+// Full buffer: its records are handed over and the new one starts the next batch, as the SDK's
+// double buffering does; but while an earlier batch of this buffer still awaits delivery, DISCARD
+// drops the record and counts it (drop_count of the next batch) and LOSSLESS queues regardless.
+// rocprofiler_flush_buffer hands over what is there and waits until the delivery thread has
+// delivered it (inline when called from that thread).
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -39,6 +41,7 @@ struct Buffer {
   std::mutex mutex;
   Batch pending;
   size_t pending_bytes = 0;
+  int in_flight = 0;  // batches handed over, not yet delivered (under g_mutex)
 };
 
 std::mutex g_mutex;  // the buffer list and the delivery queue
@@ -81,6 +84,7 @@ void Run() {
     lock.unlock();
     Deliver(batch);
     lock.lock();
+    --g_buffers[batch.buffer_id - 1]->in_flight;
     ++g_delivered;
     g_delivered_cv.notify_all();
   }
@@ -92,12 +96,18 @@ uint64_t HandOff(Buffer* buffer) {
   if (!buffer->pending.records.empty() || buffer->pending.drops != 0) {
     buffer->pending.buffer_id = buffer->id;
     g_queue.push_back(std::move(buffer->pending));
+    ++buffer->in_flight;
     ++g_handed;
     g_wake.notify_one();
   }
   buffer->pending = Batch{};
   buffer->pending_bytes = 0;
   return g_handed;
+}
+
+bool Busy(Buffer* buffer) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return buffer->in_flight > 0;
 }
 
 }  // namespace
@@ -108,7 +118,7 @@ void AppendRecord(uint64_t buffer_id, rocprofiler_buffer_tracing_kind_t kind, co
   if (buffer == nullptr) return;
   std::lock_guard<std::mutex> lock(buffer->mutex);
   if (buffer->pending_bytes + bytes > buffer->size) {
-    if (buffer->policy != ROCPROFILER_BUFFER_POLICY_LOSSLESS) {
+    if (buffer->policy != ROCPROFILER_BUFFER_POLICY_LOSSLESS && Busy(buffer)) {
       ++buffer->pending.drops;
       return;
     }
