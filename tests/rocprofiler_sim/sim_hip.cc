@@ -110,6 +110,7 @@ struct Runtime {
   std::vector<std::unique_ptr<SimGraphExec>> execs;
   std::vector<SimGraphExec*> free_execs;  // LIFO: a destroyed exec's address comes back first
   std::vector<std::unique_ptr<SimStream>> streams;
+  std::vector<std::unique_ptr<SimGraph>> graphs;  // live graphs (created or captured)
   std::vector<std::unique_ptr<SimFunction>> functions;
   std::vector<rocprofiler_callback_tracing_code_object_load_data_t> code_objects;
   std::vector<rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t> symbols;
@@ -165,6 +166,13 @@ void SleepNs(long ns) {
 }
 
 rocprofiler_hip_api_args_t Args() { return rocprofiler_hip_api_args_t{}; }
+
+SimGraph* NewGraph() {
+  Runtime& r = R();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.graphs.push_back(std::make_unique<SimGraph>());
+  return r.graphs.back().get();
+}
 
 // Writes every pending packet of `queue` on this thread (the caller holds queue.mutex).
 void Drain(HwQueue& queue) {
@@ -398,7 +406,7 @@ int simhipMemcpyAsync(void* dst, const void* src, size_t bytes, int kind, simStr
 int simhipGraphCreate(simGraph_t* graph) {
   sim::EnsureInitialized();
   ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphCreate, Args());
-  *graph = new SimGraph;
+  *graph = NewGraph();
   return call.Return(simSuccess);
 }
 
@@ -423,8 +431,15 @@ int simhipGraphDestroy(simGraph_t graph) {
   auto args = Args();
   args.hipGraphDestroy.graph = graph;
   ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphDestroy, args);
-  delete graph;
-  return call.Return(simSuccess);
+  Runtime& r = R();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  for (auto it = r.graphs.begin(); it != r.graphs.end(); ++it) {
+    if (it->get() == graph) {
+      r.graphs.erase(it);
+      return call.Return(simSuccess);
+    }
+  }
+  return call.Return(simErrorInvalidValue);
 }
 
 int simhipGraphInstantiate(simGraphExec_t* out, simGraph_t graph) {
@@ -515,7 +530,7 @@ int simhipStreamBeginCapture(simStream_t stream) {
   args.hipStreamBeginCapture.stream = stream;
   ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamBeginCapture, args);
   if (stream->capture != nullptr) return call.Return(simErrorInvalidValue);
-  stream->capture = new SimGraph;
+  stream->capture = NewGraph();
   return call.Return(simSuccess);
 }
 
