@@ -12,6 +12,8 @@
 //   - a small DISCARD buffer whose consumer is slow once counts what it drops (delivered +
 //     dropped = what a lossless buffer got; some dropped when SIM_CONTRACT_EXPECT_DROPS is set);
 //     code objects are unloaded before finalize;
+//   - HIP_STREAM SET callbacks pair ENTER/EXIT on the calling thread with one user_data slot,
+//     around every launch;
 //   - timestamps are CLOCK_BOOTTIME.
 #include <sys/syscall.h>
 #include <time.h>
@@ -24,6 +26,7 @@
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "backends/rocprofiler/sdk/rocprofiler_sdk.h"
 
@@ -58,6 +61,7 @@ int g_initialized = 0;
 int g_finalized = 0;
 bool g_unloaded = false;
 thread_local uint64_t t_last_internal = 0;
+thread_local std::vector<uint64_t> t_streams;  // HIP_STREAM SET stack of this thread
 std::set<uint64_t> g_internal_ids;
 std::set<uint64_t> g_api_threads;
 std::set<std::pair<uint64_t, uint64_t>> g_launches;  // (thread, internal id) of launch calls
@@ -75,8 +79,10 @@ void OnApi(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t* use
     t_last_internal = r.correlation_id.internal;
     user->value = r.correlation_id.internal;
     if (r.operation == ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphLaunch ||
-        r.operation == ROCPROFILER_HIP_RUNTIME_API_ID_hipLaunchKernel)
+        r.operation == ROCPROFILER_HIP_RUNTIME_API_ID_hipLaunchKernel) {
       g_launches.insert({r.thread_id, r.correlation_id.internal});
+      if (t_streams.empty()) FailLocked("a launch outside a HIP_STREAM SET");
+    }
   } else if (user->value != r.correlation_id.internal) {
     FailLocked("EXIT without its ENTER's user_data");
   }
@@ -91,6 +97,23 @@ void OnCodeObject(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data
             r.payload)
             ->kernel_id);
   if (r.phase == ROCPROFILER_CALLBACK_PHASE_UNLOAD) g_unloaded = true;
+}
+
+void OnStream(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t* user, void*) {
+  if (r.operation != ROCPROFILER_HIP_STREAM_SET) return;
+  const auto* data = static_cast<const rocprofiler_callback_tracing_hip_stream_data_t*>(r.payload);
+  std::lock_guard<std::mutex> lock(g_mutex);
+  ++g_checks;
+  if (r.thread_id != Tid()) FailLocked("stream callback off the calling thread");
+  if (r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER) {
+    user->value = data->stream_id.handle;
+    t_streams.push_back(data->stream_id.handle);
+  } else if (t_streams.empty() || user->value != t_streams.back() ||
+             data->stream_id.handle != t_streams.back()) {
+    FailLocked("stream SET EXIT without its ENTER");
+  } else {
+    t_streams.pop_back();
+  }
 }
 
 int OnRequest(rocprofiler_thread_id_t, rocprofiler_context_id_t,
@@ -152,6 +175,8 @@ int Initialize(rocprofiler_client_finalize_t, void*) {
       rocprofiler_configure_callback_tracing_service(g_ctx,
                                                      ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT,
                                                      nullptr, 0, &OnCodeObject, nullptr) == 0 &&
+      rocprofiler_configure_callback_tracing_service(g_ctx, ROCPROFILER_CALLBACK_TRACING_HIP_STREAM,
+                                                     nullptr, 0, &OnStream, nullptr) == 0 &&
       rocprofiler_create_buffer(g_ctx, 1 << 16, 1 << 15, ROCPROFILER_BUFFER_POLICY_LOSSLESS,
                                 &OnBuffer, nullptr, &g_buffer) == 0 &&
       rocprofiler_configure_buffer_tracing_service(

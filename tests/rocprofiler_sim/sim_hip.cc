@@ -221,14 +221,15 @@ struct StreamSet {
   explicit StreamSet(SimStream* s) : stream(s) {
     if (stream)
       sim::EmitStream(ROCPROFILER_HIP_STREAM_SET, ROCPROFILER_CALLBACK_PHASE_ENTER, stream->id,
-                      stream);
+                      stream, slots);
   }
   ~StreamSet() {
     if (stream)
       sim::EmitStream(ROCPROFILER_HIP_STREAM_SET, ROCPROFILER_CALLBACK_PHASE_EXIT, stream->id,
-                      stream);
+                      stream, slots);
   }
   SimStream* stream;
+  rocprofiler_user_data_t slots[sim::kMaxContexts]{};
 };
 
 bool SameTopology(const SimGraphExec& exec, const SimGraph& graph) {

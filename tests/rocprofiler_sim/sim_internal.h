@@ -64,9 +64,12 @@ void EmitMemoryCopy(const Correlation& correlation, rocprofiler_memory_copy_oper
                     uint64_t dst_agent, uint64_t src_agent, uint64_t bytes, const void* dst,
                     const void* src, uint64_t start_ns, uint64_t end_ns);
 
-// HIP_STREAM callbacks on the calling thread (CREATE/DESTROY: phase NONE; SET: ENTER and EXIT).
+// HIP_STREAM callbacks on the calling thread (CREATE/DESTROY: phase NONE; SET: ENTER and EXIT,
+// with one user_data slot per context kept by the caller between the two), internal id 0 as the
+// SDK's stream wrappers give.
 void EmitStream(rocprofiler_hip_stream_operation_t operation, rocprofiler_callback_phase_t phase,
-                uint64_t stream_id, const void* stream);
+                uint64_t stream_id, const void* stream,
+                rocprofiler_user_data_t* user_data = nullptr);
 
 // CODE_OBJECT callbacks on the calling thread.
 void EmitCodeObject(const rocprofiler_callback_tracing_code_object_load_data_t& load,

@@ -296,7 +296,8 @@ void Buffered(const Correlation& c, rocprofiler_buffer_tracing_kind_t kind, int3
 }
 
 void Callback(rocprofiler_callback_tracing_kind_t kind, int32_t operation,
-              rocprofiler_callback_phase_t phase, void* payload, uint64_t internal) {
+              rocprofiler_callback_phase_t phase, void* payload,
+              rocprofiler_user_data_t* user_data_slots = nullptr) {
   const int n = g_context_count.load();
   for (int i = 0; i < n; ++i) {
     if (!g_contexts[i].active.load(std::memory_order_acquire)) continue;
@@ -305,13 +306,12 @@ void Callback(rocprofiler_callback_tracing_kind_t kind, int32_t operation,
     rocprofiler_callback_tracing_record_t record{};
     record.context_id.handle = static_cast<uint64_t>(i + 1);
     record.thread_id = ThreadId();
-    record.correlation_id.internal = internal;
     record.kind = kind;
     record.operation = operation;
     record.phase = phase;
     record.payload = payload;
     rocprofiler_user_data_t user_data{.value = 0};
-    service.callback(record, &user_data, service.data);
+    service.callback(record, user_data_slots ? &user_data_slots[i] : &user_data, service.data);
   }
 }
 }  // namespace
@@ -352,20 +352,18 @@ void EmitMemoryCopy(const Correlation& c, rocprofiler_memory_copy_operation_t di
 }
 
 void EmitStream(rocprofiler_hip_stream_operation_t operation, rocprofiler_callback_phase_t phase,
-                uint64_t stream_id, const void* stream) {
+                uint64_t stream_id, const void* stream, rocprofiler_user_data_t* user_data) {
   rocprofiler_callback_tracing_hip_stream_data_t data{};
   data.size = sizeof(data);
   data.stream_id.handle = stream_id;
   data.stream_value.ptr = stream;
-  const ApiCall* latest = CurrentCall::Latest();
-  Callback(ROCPROFILER_CALLBACK_TRACING_HIP_STREAM, operation, phase, &data,
-           latest ? CurrentCall::Internal(*latest) : 0);
+  Callback(ROCPROFILER_CALLBACK_TRACING_HIP_STREAM, operation, phase, &data, user_data);
 }
 
 void EmitCodeObject(const rocprofiler_callback_tracing_code_object_load_data_t& load,
                     rocprofiler_callback_phase_t phase) {
   auto copy = load;
-  Callback(ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT, ROCPROFILER_CODE_OBJECT_LOAD, phase, &copy, 0);
+  Callback(ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT, ROCPROFILER_CODE_OBJECT_LOAD, phase, &copy);
 }
 
 void EmitKernelSymbol(
@@ -373,7 +371,7 @@ void EmitKernelSymbol(
     rocprofiler_callback_phase_t phase) {
   auto copy = symbol;
   Callback(ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT,
-           ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER, phase, &copy, 0);
+           ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER, phase, &copy);
 }
 
 // ---- The C API ----
