@@ -59,6 +59,7 @@ def main():
 
     for case, keys, aliased in [("chain32", 32, 0), ("chain6", 6, 0), ("fan4", 6, 0),
                                 ("fan2", 4, 0), ("devices2", 12, 0), ("capture", 3, 0),
+                                ("setparams", 4, 1), ("flags", 4, 0),
                                 ("update", 8, 4)]:
         r = run(a.program, a.tool, case)
         expect(r["keys"] == keys and r["aliased"] == aliased and

@@ -44,7 +44,9 @@ void OnHipApi(rocprofiler_callback_tracing_record_t record, rocprofiler_user_dat
   const bool enter = record.phase == ROCPROFILER_CALLBACK_PHASE_ENTER;
   switch (record.operation) {
     case ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphInstantiate:
+    case ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphInstantiateWithFlags:
       if (!enter && data->retval.hipError_t_retval == 0) {
+        // pGraphExec is the first argument of both (valid on EXIT).
         std::lock_guard<std::mutex> lock(g_mutex);
         g_exec_ids[reinterpret_cast<uint64_t>(*args.hipGraphInstantiate.pGraphExec)] =
             g_next_exec_id++;
@@ -113,15 +115,17 @@ void OnBuffer(rocprofiler_context_id_t, rocprofiler_buffer_id_t,
 
 int Initialize(rocprofiler_client_finalize_t, void*) {
   if (rocprofiler_create_context(&g_context) != ROCPROFILER_STATUS_SUCCESS) return 1;
-  const rocprofiler_tracing_operation_t ops[] = {ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphInstantiate,
-                                                 ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecDestroy,
-                                                 ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphLaunch};
+  const rocprofiler_tracing_operation_t ops[] = {
+      ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphInstantiate,
+      ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphInstantiateWithFlags,
+      ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecDestroy,
+      ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphLaunch};
   const rocprofiler_external_correlation_id_request_kind_t kinds[] = {
       ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH};
   bool ok =
       rocprofiler_configure_callback_tracing_service(g_context,
                                                      ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
-                                                     ops, 3, &OnHipApi, nullptr) == 0 &&
+                                                     ops, 4, &OnHipApi, nullptr) == 0 &&
       rocprofiler_configure_callback_tracing_service(g_context,
                                                      ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT,
                                                      nullptr, 0, &OnCodeObject, nullptr) == 0 &&

@@ -44,15 +44,16 @@ struct Buffer {
   int in_flight = 0;  // batches handed over, not yet delivered (under g_mutex)
 };
 
-std::mutex g_mutex;  // the buffer list and the delivery queue
-std::condition_variable g_wake;
-std::condition_variable g_delivered_cv;
-std::vector<std::unique_ptr<Buffer>> g_buffers;
-std::deque<Batch> g_queue;
+// Never destroyed: threads of the program may still append while the process exits.
+std::mutex& g_mutex = *new std::mutex;  // the buffer list and the delivery queue
+std::condition_variable& g_wake = *new std::condition_variable;
+std::condition_variable& g_delivered_cv = *new std::condition_variable;
+std::vector<std::unique_ptr<Buffer>>& g_buffers = *new std::vector<std::unique_ptr<Buffer>>;
+std::deque<Batch>& g_queue = *new std::deque<Batch>;
 uint64_t g_handed = 0;
 uint64_t g_delivered = 0;
 bool g_stop = false;
-std::thread g_thread;
+std::thread& g_thread = *new std::thread;
 std::thread::id g_thread_id;
 
 Buffer* Find(uint64_t id) {

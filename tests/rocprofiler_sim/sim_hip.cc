@@ -443,12 +443,9 @@ int simhipGraphDestroy(simGraph_t graph) {
   return call.Return(simErrorInvalidValue);
 }
 
-int simhipGraphInstantiate(simGraphExec_t* out, simGraph_t graph) {
-  sim::EnsureInitialized();
-  auto args = Args();
-  args.hipGraphInstantiate.pGraphExec = reinterpret_cast<void**>(out);
-  args.hipGraphInstantiate.graph = graph;
-  ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphInstantiate, args);
+namespace {
+// A new exec (a destroyed one's address first) copying the graph, during `call`.
+SimGraphExec* NewExec(const SimGraph* graph) {
   Runtime& r = R();
   SimGraphExec* exec;
   {
@@ -465,7 +462,29 @@ int simhipGraphInstantiate(simGraphExec_t* out, simGraph_t graph) {
   exec->origin = graph;
   exec->functions = graph->functions;
   exec->deps = graph->deps;
-  *out = exec;
+  return exec;
+}
+}  // namespace
+
+int simhipGraphInstantiate(simGraphExec_t* out, simGraph_t graph) {
+  sim::EnsureInitialized();
+  auto args = Args();
+  args.hipGraphInstantiate.pGraphExec = reinterpret_cast<void**>(out);
+  args.hipGraphInstantiate.graph = graph;
+  ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphInstantiate, args);
+  *out = NewExec(graph);
+  return call.Return(simSuccess);
+}
+
+int simhipGraphInstantiateWithFlags(simGraphExec_t* out, simGraph_t graph,
+                                    unsigned long long flags) {
+  sim::EnsureInitialized();
+  auto args = Args();
+  args.hipGraphInstantiateWithFlags.pGraphExec = reinterpret_cast<void**>(out);
+  args.hipGraphInstantiateWithFlags.graph = graph;
+  args.hipGraphInstantiateWithFlags.flags = flags;
+  ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphInstantiateWithFlags, args);
+  *out = NewExec(graph);
   return call.Return(simSuccess);
 }
 

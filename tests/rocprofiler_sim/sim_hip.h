@@ -56,6 +56,8 @@ int simhipGraphDestroy(simGraph_t graph);
 // An exec's address is reused at once by the next instantiation after it is destroyed, as HIP's
 // allocator does.
 int simhipGraphInstantiate(simGraphExec_t* exec, simGraph_t graph);
+int simhipGraphInstantiateWithFlags(simGraphExec_t* exec, simGraph_t graph,
+                                    unsigned long long flags);  // flags are ignored
 // Same topology required (node count and dependencies), else simErrorGraphExecUpdateFailure.
 int simhipGraphExecUpdate(simGraphExec_t exec, simGraph_t graph);
 // `node` is the template graph's node, as in HIP.

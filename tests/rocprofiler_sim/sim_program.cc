@@ -2,11 +2,16 @@
 // tests/gpu/graph_cases.cu runs them on CUDA: each builds its graphs explicitly, every node with a
 // kernel of its own name, so what the trace should show is known; it prints one line
 // "expect nodes=N replays=R" per exec (per exec and version, for update and re-instantiation).
-//   sim_program CASE   chain32 | chain6 | fan4 | fan2 | update | setparams | devices2 | capture |
-//                      copies | threadsN (N threads, one exec each, root -> 4 -> join, 100 replays)
+//   sim_program CASE   chain32 | chain6 | fan4 | fan2 | update | setparams | flags | devices2 |
+//                      capture | copies | threadsN (N threads, one exec each, root -> 4 -> join,
+//                      100 replays) | exit_midrun | sigint_midrun (2 threads replaying a 4-node
+//                      chain without end; after 50 ms the main thread calls exit(0) or raises
+//                      SIGINT: a trace must still be complete and valid)
 // The hazard cases also print "sim cross_thread_dispatches=K": dispatches written by a thread other
 // than their launcher, which the simulator knows and no trace can show.
 #include <atomic>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -159,6 +164,26 @@ int main(int argc, char** argv) {
     Replay(e, s, 150);
     CHECK(simhipStreamSynchronize(s));
     std::printf("expect nodes=4 replays=150\nexpect nodes=4 replays=150\n");
+  } else if (c == "flags") {
+    simStream_t s = Stream();
+    simGraphExec_t e;
+    CHECK(simhipGraphInstantiateWithFlags(&e, Chain(Kernels("flags_k", 4), nullptr), 0));
+    Replay(e, s, 100);
+    CHECK(simhipStreamSynchronize(s));
+    std::printf("expect nodes=4 replays=100\n");
+  } else if (c == "exit_midrun" || c == "sigint_midrun") {
+    for (int t = 0; t < 2; ++t) {
+      simStream_t s = Stream();
+      simGraphExec_t e = Instantiate(Chain(Kernels(c + std::to_string(t) + "_k", 4), nullptr));
+      std::thread([e, s] {
+        for (;;) CHECK(simhipGraphLaunch(e, s));
+      }).detach();
+      std::printf("expect nodes=4 replays=unknown\n");
+    }
+    std::fflush(stdout);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (c == "sigint_midrun") std::raise(SIGINT);
+    std::exit(0);
   } else if (c == "devices2") {
     int devices = 0;
     CHECK(simhipGetDeviceCount(&devices));

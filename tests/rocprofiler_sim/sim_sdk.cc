@@ -54,7 +54,8 @@ struct Context {
   std::unordered_map<uint64_t, std::vector<rocprofiler_user_data_t>> pushed;  // by thread id
 };
 
-Context g_contexts[kMaxContexts];
+// Never destroyed: threads of the program may still make HIP calls while the process exits.
+Context* const g_contexts = new Context[kMaxContexts];
 std::atomic<int> g_context_count{0};
 std::atomic<bool> g_configuring{false};
 std::atomic<bool> g_finalized{false};
@@ -66,8 +67,8 @@ struct Client {
   uint32_t handle;
   bool finalized;
 };
-std::vector<Client> g_clients;
-std::mutex g_clients_mutex;
+std::vector<Client>& g_clients = *new std::vector<Client>;
+std::mutex& g_clients_mutex = *new std::mutex;
 const uint64_t g_main_thread = static_cast<uint64_t>(getpid());
 
 thread_local ApiCall* t_latest = nullptr;
@@ -119,6 +120,8 @@ void Finalize() {
     std::lock_guard<std::mutex> lock(g_clients_mutex);
     for (auto it = g_clients.rbegin(); it != g_clients.rend(); ++it) CallClientFinalize(*it);
   }
+  // Finalized: no more callbacks or records, whatever the program's threads still do.
+  for (int i = 0; i < kMaxContexts; ++i) g_contexts[i].active.store(false);
   StopBufferDelivery();
 }
 
