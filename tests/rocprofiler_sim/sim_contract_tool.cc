@@ -14,6 +14,8 @@
 //     code objects are unloaded before finalize;
 //   - HIP_STREAM SET callbacks pair ENTER/EXIT on the calling thread with one user_data slot,
 //     around every launch;
+//   - agents: GPUs numbered 0.. by logical_node_type_id; dispatches on GPU agents, copies
+//     between known agents;
 //   - timestamps are CLOCK_BOOTTIME.
 #include <sys/syscall.h>
 #include <time.h>
@@ -66,6 +68,7 @@ std::set<uint64_t> g_internal_ids;
 std::set<uint64_t> g_api_threads;
 std::set<std::pair<uint64_t, uint64_t>> g_launches;  // (thread, internal id) of launch calls
 std::set<uint64_t> g_kernels;
+std::set<uint64_t> g_gpu_agents, g_all_agents;
 uint64_t g_dispatches = 0, g_small_delivered = 0, g_small_dropped = 0;
 uint64_t g_start_ns = 0;
 
@@ -147,6 +150,9 @@ void OnBuffer(rocprofiler_context_id_t, rocprofiler_buffer_id_t, rocprofiler_rec
           static_cast<const rocprofiler_buffer_tracing_memory_copy_record_t*>(h[i]->payload);
       g_checks += 1;
       if (c->correlation_id.external.value != kPushed) FailLocked("copy without the pushed id");
+      if (g_all_agents.count(c->src_agent_id.handle) == 0 ||
+          g_all_agents.count(c->dst_agent_id.handle) == 0)
+        FailLocked("copy between unknown agents");
     }
   }
 }
@@ -161,8 +167,29 @@ void OnSmall(rocprofiler_context_id_t, rocprofiler_buffer_id_t, rocprofiler_reco
   g_small_dropped += dropped;
 }
 
+rocprofiler_status_t OnAgents(rocprofiler_agent_version_t, const void** agents, size_t n, void*) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  for (size_t i = 0; i < n; ++i) {
+    const auto* agent = static_cast<const rocprofiler_agent_v0_t*>(agents[i]);
+    ++g_checks;
+    if (agent->size != sizeof(rocprofiler_agent_v0_t) || agent->name == nullptr)
+      FailLocked("agent without its size or name");
+    g_all_agents.insert(agent->id.handle);
+    if (agent->type == ROCPROFILER_AGENT_TYPE_GPU) {
+      if (agent->logical_node_type_id != static_cast<int32_t>(g_gpu_agents.size()))
+        FailLocked("GPU agents not numbered 0.. by logical_node_type_id");
+      g_gpu_agents.insert(agent->id.handle);
+    }
+  }
+  return ROCPROFILER_STATUS_SUCCESS;
+}
+
 int Initialize(rocprofiler_client_finalize_t, void*) {
   ++g_initialized;
+  Check(rocprofiler_query_available_agents(ROCPROFILER_AGENT_INFO_VERSION_0, &OnAgents,
+                                           sizeof(rocprofiler_agent_v0_t), nullptr) == 0 &&
+            !g_gpu_agents.empty(),
+        "rocprofiler_query_available_agents lists GPUs");
   rocprofiler_get_timestamp(&g_start_ns);
   Check(g_start_ns <= Boot() && Boot() - g_start_ns < 100000000ull,
         "rocprofiler_get_timestamp is not CLOCK_BOOTTIME");

@@ -569,4 +569,52 @@ int simhipStreamEndCapture(simStream_t stream, simGraph_t* graph) {
 
 uint64_t simhipCrossThreadDispatches(void) { return R().cross_thread.load(); }
 
+// The SDK's agents: the CPU (agent 1) and one GPU per simulated device (agents 2, 3, ...), as an
+// MI355X-like gfx950 part; callable any time, as in the SDK (also before the first HIP call).
+rocprofiler_status_t rocprofiler_query_available_agents(
+    rocprofiler_agent_version_t version, rocprofiler_query_available_agents_cb_t callback,
+    size_t agent_size, void* user_data) {
+  if (version != ROCPROFILER_AGENT_INFO_VERSION_0) return ROCPROFILER_STATUS_ERROR_INCOMPATIBLE_ABI;
+  if (agent_size > sizeof(rocprofiler_agent_v0_t) || callback == nullptr)
+    return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+  static const std::vector<rocprofiler_agent_v0_t>* agents = [] {
+    auto* list = new std::vector<rocprofiler_agent_v0_t>;  // never destroyed, like the runtime
+    rocprofiler_agent_v0_t cpu{};
+    cpu.size = sizeof(cpu);
+    cpu.id.handle = 1;
+    cpu.type = ROCPROFILER_AGENT_TYPE_CPU;
+    cpu.cpu_cores_count = 2;
+    cpu.name = cpu.product_name = "Simulated CPU";
+    cpu.vendor_name = "sim";
+    cpu.model_name = "";
+    list->push_back(cpu);
+    for (size_t d = 0; d < R().devices.size(); ++d) {
+      rocprofiler_agent_v0_t gpu{};
+      gpu.size = sizeof(gpu);
+      gpu.id.handle = R().devices[d].agent;
+      gpu.type = ROCPROFILER_AGENT_TYPE_GPU;
+      gpu.wave_front_size = 64;
+      gpu.cu_count = 256;
+      gpu.gfx_target_version = 90500;
+      gpu.vendor_id = 0x1002;
+      gpu.location_id = static_cast<uint32_t>(0x100 * (d + 1));
+      gpu.num_cp_queues = static_cast<uint32_t>(R().config.hw_queues);
+      gpu.name = "gfx950";
+      gpu.vendor_name = "AMD";
+      gpu.product_name = "AMD Instinct MI355X (simulated)";
+      gpu.model_name = "mi355x";
+      gpu.node_id = static_cast<uint32_t>(d + 1);
+      gpu.logical_node_id = static_cast<int32_t>(d + 1);
+      gpu.logical_node_type_id = static_cast<int32_t>(d);
+      gpu.runtime_visibility.hsa = gpu.runtime_visibility.hip = 1;
+      gpu.uuid.bytes[0] = static_cast<uint8_t>(d + 1);
+      list->push_back(gpu);
+    }
+    return list;
+  }();
+  std::vector<const void*> pointers;
+  for (const auto& agent : *agents) pointers.push_back(&agent);
+  return callback(version, pointers.data(), pointers.size(), user_data);
+}
+
 }  // extern "C"

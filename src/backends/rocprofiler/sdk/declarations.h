@@ -7,9 +7,9 @@
 //     declared are the SDK's, explicit, so a gap cannot shift them);
 //   - HIP's own types: the HIP API arguments are declared with `void*` handles (`hipGraphExec_t`,
 //     `hipStream_t` ... are pointers in HIP), so no HIP header is needed or clashed with;
-//   - agent queries (rocprofiler_query_available_agents: the agent struct is large and version-
-//     dependent), counters, PC sampling, and every domain other than HIP runtime, code objects,
-//     kernel dispatch, memory copy and HIP streams.
+//   - counters, PC sampling, and every domain other than HIP runtime, code objects, kernel
+//     dispatch, memory copy and HIP streams (agents: declarations_agent.h; HIP:
+//     declarations_hip.h).
 #pragma once
 
 #include <stddef.h>
@@ -313,6 +313,7 @@ typedef struct rocprofiler_buffer_tracing_correlation_id_retirement_record_t {
 
 }  // extern "C"
 
+#include "backends/rocprofiler/sdk/declarations_agent.h"
 #include "backends/rocprofiler/sdk/declarations_hip.h"
 
 extern "C" {

@@ -187,6 +187,34 @@ EXPECT_LAYOUT(rocprofiler_callback_tracing_hip_stream_data_t, stream_value, 16);
 static_assert(sizeof(rocprofiler_client_id_t) == 24);
 EXPECT_LAYOUT(rocprofiler_client_id_t, name, 8);
 EXPECT_LAYOUT(rocprofiler_client_id_t, handle, 16);
+// (real headers) the agent (device) description and its query.
+static_assert(sizeof(rocprofiler_agent_v0_t) == 312);
+EXPECT_LAYOUT(rocprofiler_agent_v0_t, id, 8);
+EXPECT_LAYOUT(rocprofiler_agent_v0_t, type, 16);
+EXPECT_LAYOUT(rocprofiler_agent_v0_t, gfx_target_version, 100);
+EXPECT_LAYOUT(rocprofiler_agent_v0_t, vendor_id, 104);
+EXPECT_LAYOUT(rocprofiler_agent_v0_t, device_id, 106);
+EXPECT_LAYOUT(rocprofiler_agent_v0_t, location_id, 108);
+EXPECT_LAYOUT(rocprofiler_agent_v0_t, domain, 112);
+EXPECT_LAYOUT(rocprofiler_agent_v0_t, sdma_fw_version, 144);
+EXPECT_LAYOUT(rocprofiler_agent_v0_t, fw_version, 148);
+EXPECT_LAYOUT(rocprofiler_agent_v0_t, capability, 152);
+EXPECT_LAYOUT(rocprofiler_agent_v0_t, local_mem_size, 176);
+EXPECT_LAYOUT(rocprofiler_agent_v0_t, gpu_id, 192);
+EXPECT_LAYOUT(rocprofiler_agent_v0_t, workgroup_max_dim, 200);
+EXPECT_LAYOUT(rocprofiler_agent_v0_t, mem_banks, 224);
+EXPECT_LAYOUT(rocprofiler_agent_v0_t, name, 248);
+EXPECT_LAYOUT(rocprofiler_agent_v0_t, vendor_name, 256);
+EXPECT_LAYOUT(rocprofiler_agent_v0_t, product_name, 264);
+EXPECT_LAYOUT(rocprofiler_agent_v0_t, model_name, 272);
+EXPECT_LAYOUT(rocprofiler_agent_v0_t, node_id, 280);
+EXPECT_LAYOUT(rocprofiler_agent_v0_t, logical_node_id, 284);
+EXPECT_LAYOUT(rocprofiler_agent_v0_t, logical_node_type_id, 288);
+EXPECT_LAYOUT(rocprofiler_agent_v0_t, runtime_visibility, 292);
+EXPECT_LAYOUT(rocprofiler_agent_v0_t, uuid, 296);
+static_assert(sizeof(rocprofiler_agent_runtime_visiblity_t) == 4);
+static_assert(ROCPROFILER_AGENT_TYPE_CPU == 1 && ROCPROFILER_AGENT_TYPE_GPU == 2);
+static_assert(ROCPROFILER_AGENT_INFO_VERSION_0 == 1);
 static_assert(sizeof(rocprofiler_user_data_t) == 8 && sizeof(rocprofiler_address_t) == 8);
 static_assert(sizeof(rocprofiler_tracing_operation_t) == 4);
 static_assert(sizeof(rocprofiler_buffer_tracing_kind_t) == 4);
@@ -320,6 +348,13 @@ static_assert(kSameType<decltype(&rocprofiler_push_external_correlation_id),
 static_assert(kSameType<decltype(&rocprofiler_pop_external_correlation_id),
                         rocprofiler_status_t (*)(rocprofiler_context_id_t, rocprofiler_thread_id_t,
                                                  rocprofiler_user_data_t*)>);
+static_assert(
+    kSameType<rocprofiler_query_available_agents_cb_t,
+              rocprofiler_status_t (*)(rocprofiler_agent_version_t, const void**, size_t, void*)>);
+static_assert(
+    kSameType<decltype(&rocprofiler_query_available_agents),
+              rocprofiler_status_t (*)(rocprofiler_agent_version_t,
+                                       rocprofiler_query_available_agents_cb_t, size_t, void*)>);
 static_assert(kSameType<decltype(&rocprofiler_get_timestamp),
                         rocprofiler_status_t (*)(rocprofiler_timestamp_t*)>);
 static_assert(kSameType<decltype(&rocprofiler_get_thread_id),

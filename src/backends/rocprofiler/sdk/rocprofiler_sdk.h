@@ -9,6 +9,7 @@
 #endif
 
 #if NODESCOPE_ROCPROFILER_REAL_SDK
+#include <rocprofiler-sdk/agent.h>
 #include <rocprofiler-sdk/buffer.h>
 #include <rocprofiler-sdk/buffer_tracing.h>
 #include <rocprofiler-sdk/callback_tracing.h>
