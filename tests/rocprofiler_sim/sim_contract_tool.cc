@@ -16,11 +16,14 @@
 //     around every launch;
 //   - agents: GPUs numbered 0.. by logical_node_type_id; dispatches on GPU agents, copies
 //     between known agents;
+//   - every dispatch's correlation id is retired once, after the dispatch (delivery order and
+//     time);
 //   - timestamps are CLOCK_BOOTTIME.
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -69,6 +72,8 @@ std::set<uint64_t> g_api_threads;
 std::set<std::pair<uint64_t, uint64_t>> g_launches;  // (thread, internal id) of launch calls
 std::set<uint64_t> g_kernels;
 std::set<uint64_t> g_gpu_agents, g_all_agents;
+std::unordered_map<uint64_t, uint64_t> g_async_end;  // internal id -> latest dispatch/copy end
+std::set<uint64_t> g_retired;
 uint64_t g_dispatches = 0, g_small_delivered = 0, g_small_dropped = 0;
 uint64_t g_start_ns = 0;
 
@@ -142,9 +147,23 @@ void OnBuffer(rocprofiler_context_id_t, rocprofiler_buffer_id_t, rocprofiler_rec
       if (g_kernels.count(d->dispatch_info.kernel_id) == 0)
         FailLocked("dispatch of an unnamed kernel");
       if (d->correlation_id.external.value != kPushed) FailLocked("dispatch without the pushed id");
+      if (g_retired.count(d->correlation_id.internal) != 0)
+        FailLocked("dispatch delivered after its correlation id was retired");
+      auto& end = g_async_end[d->correlation_id.internal];
+      end = std::max(end, d->end_timestamp);
       if (!(g_start_ns <= d->start_timestamp && d->start_timestamp <= d->end_timestamp &&
             d->end_timestamp < now + 1000000000ull))
         FailLocked("dispatch times not in CLOCK_BOOTTIME order");
+    } else if (h[i]->kind == ROCPROFILER_BUFFER_TRACING_CORRELATION_ID_RETIREMENT) {
+      const auto* r =
+          static_cast<const rocprofiler_buffer_tracing_correlation_id_retirement_record_t*>(
+              h[i]->payload);
+      ++g_checks;
+      if (!g_retired.insert(r->internal_correlation_id).second)
+        FailLocked("correlation id retired twice");
+      auto it = g_async_end.find(r->internal_correlation_id);
+      if (it != g_async_end.end() && r->timestamp < it->second)
+        FailLocked("correlation id retired before its last dispatch ended");
     } else if (h[i]->kind == ROCPROFILER_BUFFER_TRACING_MEMORY_COPY) {
       const auto* c =
           static_cast<const rocprofiler_buffer_tracing_memory_copy_record_t*>(h[i]->payload);
@@ -210,6 +229,8 @@ int Initialize(rocprofiler_client_finalize_t, void*) {
           g_ctx, ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH, nullptr, 0, g_buffer) == 0 &&
       rocprofiler_configure_buffer_tracing_service(g_ctx, ROCPROFILER_BUFFER_TRACING_MEMORY_COPY,
                                                    nullptr, 0, g_buffer) == 0 &&
+      rocprofiler_configure_buffer_tracing_service(
+          g_ctx, ROCPROFILER_BUFFER_TRACING_CORRELATION_ID_RETIREMENT, nullptr, 0, g_buffer) == 0 &&
       rocprofiler_configure_external_correlation_id_request_service(g_ctx, kinds, 1, &OnRequest,
                                                                     nullptr) == 0 &&
       rocprofiler_create_buffer(g_small_ctx, 4096, 4096, ROCPROFILER_BUFFER_POLICY_DISCARD,
@@ -235,6 +256,12 @@ void Finalize(void*) {
   g_checks += 3;
   if (g_initialized != 1 || g_finalized != 1) FailLocked("initialize or finalize not once");
   if (g_dispatches == 0) FailLocked("no dispatch delivered");
+  g_checks += 1;
+  for (const auto& [internal, end] : g_async_end)
+    if (g_retired.count(internal) == 0) {
+      FailLocked("a dispatch's correlation id never retired");
+      break;
+    }
   const bool want_drops = std::getenv("SIM_CONTRACT_EXPECT_DROPS") != nullptr;
   if (g_small_delivered + g_small_dropped != g_dispatches || (want_drops && g_small_dropped == 0)) {
     ++g_failures;

@@ -21,7 +21,8 @@ void EnsureInitialized();
 
 // One HIP runtime call as the SDK sees it, on the calling thread: a new internal correlation id,
 // the external ids (request callback or pushed), ENTER callbacks on construction; EXIT callbacks
-// and the buffered record on destruction. While it lives it is this thread's latest correlation
+// and the buffered record on destruction, then its id's retirement (every packet taking it was
+// written on this thread during the call). While it lives it is this thread's latest correlation
 // id, which packets written on this thread take.
 class ApiCall {
  public:
@@ -41,6 +42,7 @@ class ApiCall {
   uint64_t thread_id_;
   uint64_t internal_;
   uint64_t start_ns_;
+  uint64_t async_end_ns_ = 0;  // latest end of a dispatch or copy under this id
   ApiCall* outer_;
   rocprofiler_callback_tracing_hip_api_data_t data_{};
   rocprofiler_user_data_t external_[kMaxContexts]{};
@@ -53,6 +55,7 @@ struct Correlation {
   uint64_t thread_id;
   uint64_t internal;
   rocprofiler_user_data_t external[kMaxContexts];
+  ApiCall* call;  // the call whose id it is (retired when it returns), or null for a fresh id
 };
 Correlation CorrelateAsync(rocprofiler_external_correlation_id_request_kind_t kind,
                            rocprofiler_tracing_operation_t operation);
@@ -80,6 +83,9 @@ void EmitKernelSymbol(
 
 // Called by the SDK half at exit, before the tools' finalize: code objects unloaded.
 void UnloadCodeObjects();
+
+// A CORRELATION_ID_RETIREMENT record for `internal` at `timestamp`, to the contexts asking.
+void Retire(uint64_t internal, uint64_t timestamp);
 
 // Buffers (sim_buffers.cc): append one record to a buffer; deliver and stop at exit.
 void AppendRecord(uint64_t buffer_id, rocprofiler_buffer_tracing_kind_t kind, const void* record,

@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -200,6 +201,9 @@ struct CurrentCall {
   static const rocprofiler_user_data_t* External(const ApiCall& call) { return call.external_; }
   static uint64_t Internal(const ApiCall& call) { return call.internal_; }
   static uint64_t Thread(const ApiCall& call) { return call.thread_id_; }
+  static void AsyncEnd(ApiCall& call, uint64_t end_ns) {
+    call.async_end_ns_ = std::max(call.async_end_ns_, end_ns);
+  }
 };
 
 ApiCall::ApiCall(rocprofiler_hip_runtime_api_id_t operation, const rocprofiler_hip_api_args_t& args)
@@ -267,13 +271,15 @@ ApiCall::~ApiCall() {
                    sizeof(record));
     }
   }
+  Retire(internal_, std::max(end_ns, async_end_ns_));
   t_latest = outer_;
 }
 
 Correlation CorrelateAsync(rocprofiler_external_correlation_id_request_kind_t kind,
                            rocprofiler_tracing_operation_t operation) {
   Correlation c{};
-  const ApiCall* latest = CurrentCall::Latest();
+  ApiCall* latest = CurrentCall::Latest();
+  c.call = latest;
   c.thread_id = latest ? CurrentCall::Thread(*latest) : ThreadId();
   c.internal = latest ? CurrentCall::Internal(*latest) : g_next_correlation.fetch_add(1);
   const int n = g_context_count.load();
@@ -284,10 +290,28 @@ Correlation CorrelateAsync(rocprofiler_external_correlation_id_request_kind_t ki
   return c;
 }
 
+void Retire(uint64_t internal, uint64_t timestamp) {
+  const int n = g_context_count.load();
+  for (int i = 0; i < n; ++i) {
+    if (!g_contexts[i].active.load(std::memory_order_acquire)) continue;
+    const BufferService& service =
+        g_contexts[i].buffers[ROCPROFILER_BUFFER_TRACING_CORRELATION_ID_RETIREMENT];
+    if (service.buffer == 0) continue;
+    rocprofiler_buffer_tracing_correlation_id_retirement_record_t record{};
+    record.size = sizeof(record);
+    record.kind = ROCPROFILER_BUFFER_TRACING_CORRELATION_ID_RETIREMENT;
+    record.timestamp = timestamp;
+    record.internal_correlation_id = internal;
+    AppendRecord(service.buffer, ROCPROFILER_BUFFER_TRACING_CORRELATION_ID_RETIREMENT, &record,
+                 sizeof(record));
+  }
+}
+
 namespace {
 template <typename Record>
 void Buffered(const Correlation& c, rocprofiler_buffer_tracing_kind_t kind, int32_t operation,
               Record record) {
+  if (c.call != nullptr) CurrentCall::AsyncEnd(*c.call, record.end_timestamp);
   const int n = g_context_count.load();
   for (int i = 0; i < n; ++i) {
     if (!g_contexts[i].active.load(std::memory_order_acquire)) continue;
@@ -296,6 +320,7 @@ void Buffered(const Correlation& c, rocprofiler_buffer_tracing_kind_t kind, int3
     record.correlation_id.external = c.external[i];
     AppendRecord(service.buffer, kind, &record, sizeof(record));
   }
+  if (c.call == nullptr) Retire(c.internal, record.end_timestamp);
 }
 
 void Callback(rocprofiler_callback_tracing_kind_t kind, int32_t operation,
