@@ -1,6 +1,6 @@
-// The simulated HIP runtime (sim_hip.h) on top of the simulated SDK: devices, streams, graphs,
-// execs, launches, copies, capture and code objects, each call reported to the tool as the real
-// HIP + rocprofiler-sdk pair reports it.
+// The simulated HIP runtime (sim_hip.h) on top of the simulated SDK: devices and agents, streams,
+// launches, copies, capture and code objects (graphs and execs: sim_graphs.cc), each call
+// reported to the tool as the real HIP + rocprofiler-sdk pair reports it.
 //
 // The hardware-queue hazard. Each device has GPU_MAX_HW_QUEUES hardware queues (default 4);
 // streams are given queues round robin in creation order. A graph launch appends its packets to
@@ -31,95 +31,18 @@
 #include <string>
 #include <vector>
 
-#include "sim_internal.h"
-
-namespace {
+#include "sim_runtime.h"
 
 using sim::ApiCall;
+using sim::Args;
+using sim::Config;
+using sim::Device;
+using sim::HwQueue;
+using sim::NewGraph;
+using sim::R;
+using sim::Runtime;
 
-struct HwQueue {
-  std::mutex mutex;
-  uint64_t id = 0;
-  uint64_t busy_until_ns = 0;
-  std::atomic<int> launching{0};  // threads inside a graph launch on this queue
-  struct Packet {
-    const SimFunction* function;
-    int device;
-    uint64_t launcher;
-  };
-  std::deque<Packet> pending;
-};
-
-struct Device {
-  uint64_t agent = 0;
-  std::vector<std::unique_ptr<HwQueue>> queues;
-  int streams = 0;
-};
-
-struct Config {
-  int devices = 2;
-  int hw_queues = 4;
-  int stream_queues = 3;
-  uint32_t hazard_per_million = 0;
-  uint64_t seed = 1;
-};
-
-int EnvInt(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0' ? std::atoi(v) : fallback;
-}
-
-// Default chance, in percent, that a packet is batched while one other thread launches on its
-// queue (check_plain_recipe.py and README.md show what it gives).
-constexpr double kDefaultHazardPercent = 1.5;
-
-}  // namespace
-
-struct SimFunction {
-  std::string name;
-  std::vector<uint64_t> kernel_ids;  // by device
-};
-struct SimGraphNode {
-  SimGraph* graph;
-  size_t index;
-};
-struct SimGraph {
-  std::vector<std::unique_ptr<SimGraphNode>> nodes;
-  std::vector<const SimFunction*> functions;
-  std::vector<std::vector<size_t>> deps;
-};
-struct SimGraphExec {
-  bool live = false;
-  const SimGraph* origin = nullptr;
-  std::vector<const SimFunction*> functions;  // in the order the packets are written
-  std::vector<std::vector<size_t>> deps;
-};
-struct SimStream {
-  uint64_t id;
-  int device;
-  HwQueue* queue;
-  SimGraph* capture = nullptr;
-};
-
-namespace {
-
-struct Runtime {
-  Config config;
-  std::vector<Device> devices;
-  std::mutex mutex;  // execs, streams, code objects
-  std::vector<std::unique_ptr<SimGraphExec>> execs;
-  std::vector<SimGraphExec*> free_execs;  // LIFO: a destroyed exec's address comes back first
-  std::vector<std::unique_ptr<SimStream>> streams;
-  std::vector<std::unique_ptr<SimGraph>> graphs;  // live graphs (created or captured)
-  std::vector<std::unique_ptr<SimFunction>> functions;
-  std::vector<rocprofiler_callback_tracing_code_object_load_data_t> code_objects;
-  std::vector<rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t> symbols;
-  std::atomic<uint64_t> next_dispatch{1};
-  std::atomic<uint64_t> cross_thread{0};
-  std::atomic<uint64_t> next_thread_index{0};
-  uint64_t next_code_object = 1;
-  uint64_t next_kernel = 1;
-};
+namespace sim {
 
 Runtime& R() {
   static Runtime* runtime = [] {
@@ -146,6 +69,10 @@ Runtime& R() {
   return *runtime;
 }
 
+}  // namespace sim
+
+namespace {
+
 thread_local int t_device = 0;
 
 // Per-thread random choices: reproducible for a given seed and thread start order.
@@ -163,15 +90,6 @@ uint32_t NextRandom() {
 void SleepNs(long ns) {
   timespec ts{0, ns};
   nanosleep(&ts, nullptr);
-}
-
-rocprofiler_hip_api_args_t Args() { return rocprofiler_hip_api_args_t{}; }
-
-SimGraph* NewGraph() {
-  Runtime& r = R();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  r.graphs.push_back(std::make_unique<SimGraph>());
-  return r.graphs.back().get();
 }
 
 // Writes every pending packet of `queue` on this thread (the caller holds queue.mutex).
@@ -231,10 +149,6 @@ struct StreamSet {
   SimStream* stream;
   rocprofiler_user_data_t slots[sim::kMaxContexts]{};
 };
-
-bool SameTopology(const SimGraphExec& exec, const SimGraph& graph) {
-  return exec.deps == graph.deps;
-}
 
 }  // namespace
 
@@ -401,127 +315,6 @@ int simhipMemcpyAsync(void* dst, const void* src, size_t bytes, int kind, simStr
   const uint64_t start = sim::BootNs() + 1000;
   sim::EmitMemoryCopy(c, direction, dst_host ? 1 : gpu, src_host ? 1 : gpu, bytes, dst, src, start,
                       start + 500 + bytes / 16);
-  return call.Return(simSuccess);
-}
-
-int simhipGraphCreate(simGraph_t* graph) {
-  sim::EnsureInitialized();
-  ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphCreate, Args());
-  *graph = NewGraph();
-  return call.Return(simSuccess);
-}
-
-int simhipGraphAddKernelNode(simGraphNode_t* node, simGraph_t graph, const simGraphNode_t* deps,
-                             size_t num_deps, simFunction_t function) {
-  sim::EnsureInitialized();
-  ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddKernelNode, Args());
-  std::vector<size_t> indices;
-  for (size_t i = 0; i < num_deps; ++i) {
-    if (deps[i]->graph != graph) return call.Return(simErrorInvalidValue);
-    indices.push_back(deps[i]->index);
-  }
-  graph->nodes.push_back(std::make_unique<SimGraphNode>(SimGraphNode{graph, graph->nodes.size()}));
-  graph->functions.push_back(function);
-  graph->deps.push_back(indices);
-  *node = graph->nodes.back().get();
-  return call.Return(simSuccess);
-}
-
-int simhipGraphDestroy(simGraph_t graph) {
-  sim::EnsureInitialized();
-  auto args = Args();
-  args.hipGraphDestroy.graph = graph;
-  ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphDestroy, args);
-  Runtime& r = R();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  for (auto it = r.graphs.begin(); it != r.graphs.end(); ++it) {
-    if (it->get() == graph) {
-      r.graphs.erase(it);
-      return call.Return(simSuccess);
-    }
-  }
-  return call.Return(simErrorInvalidValue);
-}
-
-namespace {
-// A new exec (a destroyed one's address first) copying the graph, during `call`.
-SimGraphExec* NewExec(const SimGraph* graph) {
-  Runtime& r = R();
-  SimGraphExec* exec;
-  {
-    std::lock_guard<std::mutex> lock(r.mutex);
-    if (!r.free_execs.empty()) {
-      exec = r.free_execs.back();
-      r.free_execs.pop_back();
-    } else {
-      r.execs.push_back(std::make_unique<SimGraphExec>());
-      exec = r.execs.back().get();
-    }
-  }
-  exec->live = true;
-  exec->origin = graph;
-  exec->functions = graph->functions;
-  exec->deps = graph->deps;
-  return exec;
-}
-}  // namespace
-
-int simhipGraphInstantiate(simGraphExec_t* out, simGraph_t graph) {
-  sim::EnsureInitialized();
-  auto args = Args();
-  args.hipGraphInstantiate.pGraphExec = reinterpret_cast<void**>(out);
-  args.hipGraphInstantiate.graph = graph;
-  ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphInstantiate, args);
-  *out = NewExec(graph);
-  return call.Return(simSuccess);
-}
-
-int simhipGraphInstantiateWithFlags(simGraphExec_t* out, simGraph_t graph,
-                                    unsigned long long flags) {
-  sim::EnsureInitialized();
-  auto args = Args();
-  args.hipGraphInstantiateWithFlags.pGraphExec = reinterpret_cast<void**>(out);
-  args.hipGraphInstantiateWithFlags.graph = graph;
-  args.hipGraphInstantiateWithFlags.flags = flags;
-  ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphInstantiateWithFlags, args);
-  *out = NewExec(graph);
-  return call.Return(simSuccess);
-}
-
-int simhipGraphExecUpdate(simGraphExec_t exec, simGraph_t graph) {
-  sim::EnsureInitialized();
-  auto args = Args();
-  args.hipGraphExecUpdate.hGraphExec = exec;
-  args.hipGraphExecUpdate.hGraph = graph;
-  ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecUpdate, args);
-  if (!exec->live || !SameTopology(*exec, *graph))
-    return call.Return(simErrorGraphExecUpdateFailure);
-  exec->functions = graph->functions;
-  return call.Return(simSuccess);
-}
-
-int simhipGraphExecKernelNodeSetParams(simGraphExec_t exec, simGraphNode_t node,
-                                       simFunction_t function) {
-  sim::EnsureInitialized();
-  auto args = Args();
-  args.hipGraphExecKernelNodeSetParams.hGraphExec = exec;
-  args.hipGraphExecKernelNodeSetParams.node = node;
-  args.hipGraphExecKernelNodeSetParams.pNodeParams = &function;  // not hipKernelNodeParams
-  ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecKernelNodeSetParams, args);
-  if (!exec->live || node->graph != exec->origin) return call.Return(simErrorInvalidValue);
-  exec->functions[node->index] = function;
-  return call.Return(simSuccess);
-}
-
-int simhipGraphExecDestroy(simGraphExec_t exec) {
-  sim::EnsureInitialized();
-  auto args = Args();
-  args.hipGraphExecDestroy.graphExec = exec;
-  ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecDestroy, args);
-  Runtime& r = R();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  exec->live = false;
-  r.free_execs.push_back(exec);
   return call.Return(simSuccess);
 }
 

@@ -81,6 +81,13 @@ void EmitKernelSymbol(
     const rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t& symbol,
     rocprofiler_callback_phase_t phase);
 
+// sim_sdk.cc, for sim_registration.cc: the window in which services may be configured, the
+// finalized flag (MarkFinalized returns whether it was already set), and stopping every context.
+void SetConfiguring(bool configuring);
+bool MarkFinalized();
+bool Finalized();
+void StopContexts();
+
 // Called by the SDK half at exit, before the tools' finalize: code objects unloaded.
 void UnloadCodeObjects();
 

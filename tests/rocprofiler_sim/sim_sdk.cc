@@ -1,13 +1,11 @@
-// The simulated rocprofiler-sdk's registration, contexts, services and correlation ids: what a
-// tool calls, and the callbacks it gets, on the threads the real SDK 1.0 uses (ROCM-PTI-FACTS.md).
-//   - Tools are found as the SDK finds them: each library of ROCP_TOOL_LIBRARIES (':'-separated)
-//     is dlopen()ed and its rocprofiler_configure called; so is one already in the process, and a
-//     forced one. initialize() runs at once for each; services can be configured only there.
+// The simulated rocprofiler-sdk's contexts, services and correlation ids: what a tool calls, and
+// the callbacks it gets, on the threads the real SDK 1.0 uses (ROCM-PTI-FACTS.md). Tools are
+// found, initialized and finalized by sim_registration.cc.
+//   - Services can be configured only inside a tool's initialize().
 //   - Callbacks run on the thread making the HIP call; buffers are delivered from an SDK thread.
 //   - External ids: the request callback when configured for the kind (0 = its value stands),
 //     else the top of the thread's pushed stack, else the main thread's.
 //   - At exit: code objects unloaded, then each tool's finalize, then the SDK thread stops.
-#include <dlfcn.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -61,15 +59,6 @@ std::atomic<int> g_context_count{0};
 std::atomic<bool> g_configuring{false};
 std::atomic<bool> g_finalized{false};
 std::atomic<uint64_t> g_next_correlation{1};
-rocprofiler_configure_func_t g_forced = nullptr;
-
-struct Client {
-  rocprofiler_tool_configure_result_t* result;
-  uint32_t handle;
-  bool finalized;
-};
-std::vector<Client>& g_clients = *new std::vector<Client>;
-std::mutex& g_clients_mutex = *new std::mutex;
 const uint64_t g_main_thread = static_cast<uint64_t>(getpid());
 
 thread_local ApiCall* t_latest = nullptr;
@@ -102,83 +91,14 @@ rocprofiler_user_data_t External(int index, uint64_t thread,
   return Pushed(context, thread);
 }
 
-void CallClientFinalize(Client& client) {
-  if (client.finalized) return;
-  client.finalized = true;
-  if (client.result->finalize != nullptr) client.result->finalize(client.result->tool_data);
-}
-
-void FinalizeClient(rocprofiler_client_id_t id) {
-  std::lock_guard<std::mutex> lock(g_clients_mutex);
-  for (Client& client : g_clients)
-    if (client.handle == id.handle) CallClientFinalize(client);
-}
-
-void Finalize() {
-  if (g_finalized.exchange(true)) return;
-  UnloadCodeObjects();
-  {
-    std::lock_guard<std::mutex> lock(g_clients_mutex);
-    for (auto it = g_clients.rbegin(); it != g_clients.rend(); ++it) CallClientFinalize(*it);
-  }
-  // Finalized: no more callbacks or records, whatever the program's threads still do.
-  for (int i = 0; i < kMaxContexts; ++i) g_contexts[i].active.store(false);
-  StopBufferDelivery();
-}
-
-void Configure(rocprofiler_configure_func_t configure, const char* from) {
-  if (configure == nullptr) return;
-  // One call per distinct function, as the SDK does (a tool in the process may also be listed).
-  static std::vector<rocprofiler_configure_func_t> seen;
-  for (auto f : seen)
-    if (f == configure) return;
-  seen.push_back(configure);
-  const uint32_t priority = static_cast<uint32_t>(seen.size() - 1);
-  rocprofiler_client_id_t id{sizeof(rocprofiler_client_id_t), nullptr, priority};
-  rocprofiler_tool_configure_result_t* result =
-      configure(ROCPROFILER_VERSION, "1.0.0", priority, &id);
-  if (result == nullptr) {
-    std::fprintf(stderr, "[sim-rocprofiler] %s: rocprofiler_configure declined\n", from);
-    return;
-  }
-  g_clients.push_back(Client{result, priority, false});
-}
-
-void Initialize() {
-  if (g_forced != nullptr) Configure(g_forced, "(forced)");
-  if (const char* env = std::getenv("ROCP_TOOL_LIBRARIES"); env != nullptr) {
-    std::string list = env;
-    size_t begin = 0;
-    while (begin <= list.size()) {
-      size_t end = list.find(':', begin);
-      if (end == std::string::npos) end = list.size();
-      std::string path = list.substr(begin, end - begin);
-      begin = end + 1;
-      if (path.empty()) continue;
-      void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (handle == nullptr) {
-        std::fprintf(stderr, "[sim-rocprofiler] ROCP_TOOL_LIBRARIES: %s\n", dlerror());
-        std::abort();  // the real SDK stops here too (ROCP_FATAL)
-      }
-      Configure(
-          reinterpret_cast<rocprofiler_configure_func_t>(dlsym(handle, "rocprofiler_configure")),
-          path.c_str());
-    }
-  }
-  Configure(
-      reinterpret_cast<rocprofiler_configure_func_t>(dlsym(RTLD_DEFAULT, "rocprofiler_configure")),
-      "(process)");
-  g_configuring = true;
-  for (Client& client : g_clients) {
-    if (client.result->initialize == nullptr) continue;
-    if (client.result->initialize(&FinalizeClient, client.result->tool_data) != 0)
-      client.finalized = true;  // a tool that fails to initialize is not finalized
-  }
-  g_configuring = false;
-  std::atexit(&Finalize);
-}
-
 }  // namespace
+
+void SetConfiguring(bool configuring) { g_configuring = configuring; }
+bool MarkFinalized() { return g_finalized.exchange(true); }
+bool Finalized() { return g_finalized.load(); }
+void StopContexts() {
+  for (int i = 0; i < kMaxContexts; ++i) g_contexts[i].active.store(false);
+}
 
 uint64_t BootNs() {
   timespec ts;
@@ -189,11 +109,6 @@ uint64_t BootNs() {
 uint64_t ThreadId() {
   static thread_local const uint64_t tid = static_cast<uint64_t>(syscall(SYS_gettid));
   return tid;
-}
-
-void EnsureInitialized() {
-  static std::once_flag once;
-  std::call_once(once, &Initialize);
 }
 
 struct CurrentCall {
@@ -419,18 +334,6 @@ rocprofiler_status_t Services(rocprofiler_context_id_t id, int kind, Context** o
 
 extern "C" {
 
-rocprofiler_status_t rocprofiler_force_configure(rocprofiler_configure_func_t configure_func) {
-  sim::g_forced = configure_func;
-  return ROCPROFILER_STATUS_SUCCESS;
-}
-rocprofiler_status_t rocprofiler_is_initialized(int* status) {
-  *status = sim::g_clients.empty() ? 0 : 1;
-  return ROCPROFILER_STATUS_SUCCESS;
-}
-rocprofiler_status_t rocprofiler_is_finalized(int* status) {
-  *status = sim::g_finalized.load() ? 1 : 0;
-  return ROCPROFILER_STATUS_SUCCESS;
-}
 rocprofiler_status_t rocprofiler_get_version(uint32_t* major, uint32_t* minor, uint32_t* patch) {
   if (major) *major = ROCPROFILER_VERSION_MAJOR;
   if (minor) *minor = ROCPROFILER_VERSION_MINOR;
