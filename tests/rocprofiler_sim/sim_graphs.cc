@@ -1,0 +1,157 @@
+// The simulated HIP runtime's graphs and execs (sim_hip.h): creation, instantiation (a destroyed
+// exec's address first, as HIP's allocator reuses it), update, node parameters, destruction.
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "sim_runtime.h"
+
+using sim::ApiCall;
+using sim::Args;
+using sim::NewGraph;
+using sim::R;
+using sim::Runtime;
+
+namespace {
+
+bool SameTopology(const SimGraphExec& exec, const SimGraph& graph) {
+  return exec.deps == graph.deps;
+}
+
+}  // namespace
+
+namespace sim {
+
+SimGraph* NewGraph() {
+  Runtime& r = R();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.graphs.push_back(std::make_unique<SimGraph>());
+  return r.graphs.back().get();
+}
+
+}  // namespace sim
+
+extern "C" {
+
+int simhipGraphCreate(simGraph_t* graph) {
+  sim::EnsureInitialized();
+  ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphCreate, Args());
+  *graph = NewGraph();
+  return call.Return(simSuccess);
+}
+
+int simhipGraphAddKernelNode(simGraphNode_t* node, simGraph_t graph, const simGraphNode_t* deps,
+                             size_t num_deps, simFunction_t function) {
+  sim::EnsureInitialized();
+  ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddKernelNode, Args());
+  std::vector<size_t> indices;
+  for (size_t i = 0; i < num_deps; ++i) {
+    if (deps[i]->graph != graph) return call.Return(simErrorInvalidValue);
+    indices.push_back(deps[i]->index);
+  }
+  graph->nodes.push_back(std::make_unique<SimGraphNode>(SimGraphNode{graph, graph->nodes.size()}));
+  graph->functions.push_back(function);
+  graph->deps.push_back(indices);
+  *node = graph->nodes.back().get();
+  return call.Return(simSuccess);
+}
+
+int simhipGraphDestroy(simGraph_t graph) {
+  sim::EnsureInitialized();
+  auto args = Args();
+  args.hipGraphDestroy.graph = graph;
+  ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphDestroy, args);
+  Runtime& r = R();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  for (auto it = r.graphs.begin(); it != r.graphs.end(); ++it) {
+    if (it->get() == graph) {
+      r.graphs.erase(it);
+      return call.Return(simSuccess);
+    }
+  }
+  return call.Return(simErrorInvalidValue);
+}
+
+namespace {
+// A new exec (a destroyed one's address first) copying the graph, during `call`.
+SimGraphExec* NewExec(const SimGraph* graph) {
+  Runtime& r = R();
+  SimGraphExec* exec;
+  {
+    std::lock_guard<std::mutex> lock(r.mutex);
+    if (!r.free_execs.empty()) {
+      exec = r.free_execs.back();
+      r.free_execs.pop_back();
+    } else {
+      r.execs.push_back(std::make_unique<SimGraphExec>());
+      exec = r.execs.back().get();
+    }
+  }
+  exec->live = true;
+  exec->origin = graph;
+  exec->functions = graph->functions;
+  exec->deps = graph->deps;
+  return exec;
+}
+}  // namespace
+
+int simhipGraphInstantiate(simGraphExec_t* out, simGraph_t graph) {
+  sim::EnsureInitialized();
+  auto args = Args();
+  args.hipGraphInstantiate.pGraphExec = reinterpret_cast<void**>(out);
+  args.hipGraphInstantiate.graph = graph;
+  ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphInstantiate, args);
+  *out = NewExec(graph);
+  return call.Return(simSuccess);
+}
+
+int simhipGraphInstantiateWithFlags(simGraphExec_t* out, simGraph_t graph,
+                                    unsigned long long flags) {
+  sim::EnsureInitialized();
+  auto args = Args();
+  args.hipGraphInstantiateWithFlags.pGraphExec = reinterpret_cast<void**>(out);
+  args.hipGraphInstantiateWithFlags.graph = graph;
+  args.hipGraphInstantiateWithFlags.flags = flags;
+  ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphInstantiateWithFlags, args);
+  *out = NewExec(graph);
+  return call.Return(simSuccess);
+}
+
+int simhipGraphExecUpdate(simGraphExec_t exec, simGraph_t graph) {
+  sim::EnsureInitialized();
+  auto args = Args();
+  args.hipGraphExecUpdate.hGraphExec = exec;
+  args.hipGraphExecUpdate.hGraph = graph;
+  ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecUpdate, args);
+  if (!exec->live || !SameTopology(*exec, *graph))
+    return call.Return(simErrorGraphExecUpdateFailure);
+  exec->functions = graph->functions;
+  return call.Return(simSuccess);
+}
+
+int simhipGraphExecKernelNodeSetParams(simGraphExec_t exec, simGraphNode_t node,
+                                       simFunction_t function) {
+  sim::EnsureInitialized();
+  auto args = Args();
+  args.hipGraphExecKernelNodeSetParams.hGraphExec = exec;
+  args.hipGraphExecKernelNodeSetParams.node = node;
+  args.hipGraphExecKernelNodeSetParams.pNodeParams = &function;  // not hipKernelNodeParams
+  ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecKernelNodeSetParams, args);
+  if (!exec->live || node->graph != exec->origin) return call.Return(simErrorInvalidValue);
+  exec->functions[node->index] = function;
+  return call.Return(simSuccess);
+}
+
+int simhipGraphExecDestroy(simGraphExec_t exec) {
+  sim::EnsureInitialized();
+  auto args = Args();
+  args.hipGraphExecDestroy.graphExec = exec;
+  ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecDestroy, args);
+  Runtime& r = R();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  exec->live = false;
+  r.free_execs.push_back(exec);
+  return call.Return(simSuccess);
+}
+
+}  // extern "C"

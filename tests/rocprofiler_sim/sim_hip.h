@@ -1,0 +1,77 @@
+// The small "HIP runtime" of the simulated rocprofiler-sdk (librocprofiler-sdk.so built from
+// tests/rocprofiler_sim/): what a test program calls instead of HIP. Each call behaves towards
+// the tool as the HIP call of the same name does under the real SDK (HIP runtime API callbacks and
+// records with its rocprofiler operation id, correlation ids, stream callbacks, dispatch and copy
+// records, code-object and kernel-symbol callbacks). Every call returns 0 on success, like
+// hipSuccess.
+//
+// Environment read by the runtime:
+//   SIM_DEVICE_COUNT      devices (agents), default 2
+//   GPU_MAX_HW_QUEUES     hardware queues per device, default 4 (HIP's name and default)
+//   SIM_HAZARD_PERCENT    chance, in percent, that a packet of a graph launch is left pending
+//                         for the next thread ringing its queue's doorbell while one other
+//                         thread launches on that queue; k others: times k(k+1)/2 (default 1.5,
+//                         calibrated: see sim_hip.cc)
+//   SIM_SEED              seed of the hazard's random choices (default 1)
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+extern "C" {
+
+typedef struct SimStream* simStream_t;
+typedef struct SimGraph* simGraph_t;
+typedef struct SimGraphNode* simGraphNode_t;
+typedef struct SimGraphExec* simGraphExec_t;
+typedef struct SimFunction* simFunction_t;
+
+enum { simSuccess = 0, simErrorInvalidValue = 1, simErrorGraphExecUpdateFailure = 910 };
+enum simMemcpyKind {
+  simMemcpyHostToHost = 0,
+  simMemcpyHostToDevice = 1,
+  simMemcpyDeviceToHost = 2,
+  simMemcpyDeviceToDevice = 3,
+};
+
+int simhipGetDeviceCount(int* count);
+int simhipSetDevice(int device);  // this thread's current device, as in HIP
+int simhipDeviceSynchronize(void);
+
+// A stream on the current device. It is given a hardware queue of its device in creation order.
+int simhipStreamCreate(simStream_t* stream);
+int simhipStreamDestroy(simStream_t stream);
+int simhipStreamSynchronize(simStream_t stream);
+
+// Loads one code object holding these kernels on every device (code-object LOAD and one
+// DEVICE_KERNEL_SYMBOL_REGISTER callback per kernel and device); functions[i] names kernel i.
+int simhipModuleLoad(const char* const* kernel_names, int count, simFunction_t* functions);
+int simhipLaunchKernel(simFunction_t function, simStream_t stream);
+int simhipMemcpyAsync(void* dst, const void* src, size_t bytes, int kind, simStream_t stream);
+
+int simhipGraphCreate(simGraph_t* graph);
+int simhipGraphAddKernelNode(simGraphNode_t* node, simGraph_t graph, const simGraphNode_t* deps,
+                             size_t num_deps, simFunction_t function);
+int simhipGraphDestroy(simGraph_t graph);
+// An exec's address is reused at once by the next instantiation after it is destroyed, as HIP's
+// allocator does.
+int simhipGraphInstantiate(simGraphExec_t* exec, simGraph_t graph);
+int simhipGraphInstantiateWithFlags(simGraphExec_t* exec, simGraph_t graph,
+                                    unsigned long long flags);  // flags are ignored
+// Same topology required (node count and dependencies), else simErrorGraphExecUpdateFailure.
+int simhipGraphExecUpdate(simGraphExec_t exec, simGraph_t graph);
+// `node` is the template graph's node, as in HIP.
+int simhipGraphExecKernelNodeSetParams(simGraphExec_t exec, simGraphNode_t node,
+                                       simFunction_t function);
+int simhipGraphExecDestroy(simGraphExec_t exec);
+int simhipGraphLaunch(simGraphExec_t exec, simStream_t stream);
+
+// Kernel launches on a capturing stream are recorded as a chain of nodes, not run.
+int simhipStreamBeginCapture(simStream_t stream);
+int simhipStreamEndCapture(simStream_t stream, simGraph_t* graph);
+
+// What the simulator knows and a real GPU would not tell: how many dispatches were written to a
+// hardware queue by a thread other than the one that launched them (the hazard's victims).
+uint64_t simhipCrossThreadDispatches(void);
+
+}  // extern "C"

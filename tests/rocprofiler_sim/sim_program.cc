@@ -1,0 +1,232 @@
+// The scenarios of issue 12's "Done when" table, run on the simulated HIP runtime (sim_hip.h), as
+// tests/gpu/graph_cases.cu runs them on CUDA: each builds its graphs explicitly, every node with a
+// kernel of its own name, so what the trace should show is known; it prints one line
+// "expect nodes=N replays=R" per exec (per exec and version, for update and re-instantiation).
+//   sim_program CASE   chain32 | chain6 | fan4 | fan2 | update | setparams | flags | devices2 |
+//                      capture | copies | threadsN (N threads, one exec each, root -> 4 -> join,
+//                      100 replays) | exit_midrun | sigint_midrun (2 threads replaying a 4-node
+//                      chain without end; after 50 ms the main thread calls exit(0) or raises
+//                      SIGINT: a trace must still be complete and valid)
+// The hazard cases also print "sim cross_thread_dispatches=K": dispatches written by a thread other
+// than their launcher, which the simulator knows and no trace can show.
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sim_hip.h"
+
+namespace {
+
+#define CHECK(call)                                                                    \
+  do {                                                                                 \
+    int err_ = (call);                                                                 \
+    if (err_ != simSuccess) {                                                          \
+      std::fprintf(stderr, "%s:%d: %s failed: %d\n", __FILE__, __LINE__, #call, err_); \
+      std::exit(1);                                                                    \
+    }                                                                                  \
+  } while (0)
+
+// Kernels named prefix0 .. prefix<n-1>, loaded on every device.
+std::vector<simFunction_t> Kernels(const std::string& prefix, int n) {
+  std::vector<std::string> names;
+  for (int i = 0; i < n; ++i) names.push_back(prefix + std::to_string(i));
+  std::vector<const char*> c_names;
+  for (const auto& name : names) c_names.push_back(name.c_str());
+  std::vector<simFunction_t> functions(static_cast<size_t>(n));
+  CHECK(simhipModuleLoad(c_names.data(), n, functions.data()));
+  return functions;
+}
+
+simGraph_t Chain(const std::vector<simFunction_t>& kernels, std::vector<simGraphNode_t>* nodes) {
+  simGraph_t g;
+  CHECK(simhipGraphCreate(&g));
+  simGraphNode_t prev = nullptr;
+  for (simFunction_t k : kernels) {
+    simGraphNode_t node;
+    CHECK(simhipGraphAddKernelNode(&node, g, prev ? &prev : nullptr, prev ? 1 : 0, k));
+    if (nodes) nodes->push_back(node);
+    prev = node;
+  }
+  return g;
+}
+
+// root -> width kernels -> join: kernels[0] is the root, kernels[width + 1] the join.
+simGraph_t Fan(const std::vector<simFunction_t>& kernels, int width) {
+  simGraph_t g;
+  CHECK(simhipGraphCreate(&g));
+  simGraphNode_t root;
+  CHECK(simhipGraphAddKernelNode(&root, g, nullptr, 0, kernels[0]));
+  std::vector<simGraphNode_t> mid(static_cast<size_t>(width));
+  for (int i = 0; i < width; ++i)
+    CHECK(simhipGraphAddKernelNode(&mid[static_cast<size_t>(i)], g, &root, 1,
+                                   kernels[static_cast<size_t>(1 + i)]));
+  simGraphNode_t join;
+  CHECK(simhipGraphAddKernelNode(&join, g, mid.data(), mid.size(),
+                                 kernels[static_cast<size_t>(width + 1)]));
+  return g;
+}
+
+simGraphExec_t Instantiate(simGraph_t g) {
+  simGraphExec_t e;
+  CHECK(simhipGraphInstantiate(&e, g));
+  return e;
+}
+
+void Replay(simGraphExec_t e, simStream_t s, int n) {
+  for (int i = 0; i < n; ++i) CHECK(simhipGraphLaunch(e, s));
+}
+
+simStream_t Stream() {
+  simStream_t s;
+  CHECK(simhipStreamCreate(&s));
+  return s;
+}
+
+// N threads launching at once, one exec and stream each (streams made here, in thread order, so
+// the queue each gets is the same from run to run).
+void Threads(int n) {
+  std::vector<simStream_t> streams;
+  std::vector<simGraphExec_t> execs;
+  for (int t = 0; t < n; ++t) {
+    streams.push_back(Stream());
+    execs.push_back(Instantiate(Fan(Kernels("t" + std::to_string(t) + "_n", 6), 4)));
+    std::printf("expect nodes=6 replays=100\n");
+  }
+  std::vector<std::thread> threads;
+  std::atomic<int> ready{0};
+  for (int t = 0; t < n; ++t) {
+    threads.emplace_back([&, t] {
+      ready.fetch_add(1);
+      while (ready.load() < n) std::this_thread::yield();
+      Replay(execs[static_cast<size_t>(t)], streams[static_cast<size_t>(t)], 100);
+      CHECK(simhipStreamSynchronize(streams[static_cast<size_t>(t)]));
+    });
+  }
+  for (auto& th : threads) th.join();
+  std::printf("sim cross_thread_dispatches=%llu\n",
+              static_cast<unsigned long long>(simhipCrossThreadDispatches()));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s CASE\n", argv[0]);
+    return 2;
+  }
+  const std::string c = argv[1];
+  if (c.rfind("threads", 0) == 0) {
+    Threads(std::atoi(c.c_str() + 7));
+  } else if (c == "chain32" || c == "chain6") {
+    const int n = c == "chain32" ? 32 : 6;
+    simStream_t s = Stream();
+    Replay(Instantiate(Chain(Kernels(c + "_k", n), nullptr)), s, 200);
+    CHECK(simhipStreamSynchronize(s));
+    std::printf("expect nodes=%d replays=200\n", n);
+  } else if (c == "fan4" || c == "fan2") {
+    const int width = c == "fan4" ? 4 : 2;
+    const int replays = width == 4 ? 200 : 300;
+    simStream_t s = Stream();
+    Replay(Instantiate(Fan(Kernels(c + "_k", width + 2), width)), s, replays);
+    CHECK(simhipStreamSynchronize(s));
+    std::printf("expect nodes=%d replays=%d\n", width + 2, replays);
+  } else if (c == "update") {
+    // Two versions of one exec, then a new exec at the same address: 2 graph ids, 12 keys.
+    simStream_t s = Stream();
+    simGraphExec_t e = Instantiate(Chain(Kernels("update_a", 4), nullptr));
+    Replay(e, s, 150);  // no synchronize: some of this may still be pending at the update
+    CHECK(simhipGraphExecUpdate(e, Chain(Kernels("update_b", 4), nullptr)));
+    Replay(e, s, 150);
+    CHECK(simhipStreamSynchronize(s));
+    CHECK(simhipGraphExecDestroy(e));
+    simGraphExec_t again = Instantiate(Chain(Kernels("update_c", 4), nullptr));
+    if (again != e) {
+      std::fprintf(stderr, "the simulator did not reuse the destroyed exec's address\n");
+      return 1;
+    }
+    Replay(again, s, 150);
+    CHECK(simhipStreamSynchronize(s));
+    std::printf(
+        "expect nodes=4 replays=150\nexpect nodes=4 replays=150\n"
+        "expect nodes=4 replays=150\n");
+  } else if (c == "setparams") {
+    simStream_t s = Stream();
+    std::vector<simGraphNode_t> nodes;
+    simGraphExec_t e = Instantiate(Chain(Kernels("setparams_k", 4), &nodes));
+    Replay(e, s, 150);
+    CHECK(simhipGraphExecKernelNodeSetParams(e, nodes[2], Kernels("setparams_new", 1)[0]));
+    Replay(e, s, 150);
+    CHECK(simhipStreamSynchronize(s));
+    std::printf("expect nodes=4 replays=150\nexpect nodes=4 replays=150\n");
+  } else if (c == "flags") {
+    simStream_t s = Stream();
+    simGraphExec_t e;
+    CHECK(simhipGraphInstantiateWithFlags(&e, Chain(Kernels("flags_k", 4), nullptr), 0));
+    Replay(e, s, 100);
+    CHECK(simhipStreamSynchronize(s));
+    std::printf("expect nodes=4 replays=100\n");
+  } else if (c == "exit_midrun" || c == "sigint_midrun") {
+    for (int t = 0; t < 2; ++t) {
+      simStream_t s = Stream();
+      simGraphExec_t e = Instantiate(Chain(Kernels(c + std::to_string(t) + "_k", 4), nullptr));
+      std::thread([e, s] {
+        for (;;) CHECK(simhipGraphLaunch(e, s));
+      }).detach();
+      std::printf("expect nodes=4 replays=unknown\n");
+    }
+    std::fflush(stdout);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (c == "sigint_midrun") std::raise(SIGINT);
+    std::exit(0);
+  } else if (c == "devices2") {
+    int devices = 0;
+    CHECK(simhipGetDeviceCount(&devices));
+    if (devices < 2) {
+      std::fprintf(stderr, "devices2 needs SIM_DEVICE_COUNT >= 2\n");
+      return 1;
+    }
+    std::vector<std::thread> threads;
+    for (int d = 0; d < 2; ++d) {
+      threads.emplace_back([d] {
+        CHECK(simhipSetDevice(d));
+        simStream_t s = Stream();
+        Replay(Instantiate(Chain(Kernels("dev" + std::to_string(d) + "_k", 6), nullptr)), s, 150);
+        CHECK(simhipStreamSynchronize(s));
+      });
+      std::printf("expect nodes=6 replays=150\n");
+    }
+    for (auto& th : threads) th.join();
+  } else if (c == "capture") {
+    simStream_t s = Stream();
+    std::vector<simFunction_t> k = Kernels("capture_k", 3);
+    CHECK(simhipStreamBeginCapture(s));
+    for (simFunction_t f : k) CHECK(simhipLaunchKernel(f, s));
+    simGraph_t g;
+    CHECK(simhipStreamEndCapture(s, &g));
+    Replay(Instantiate(g), s, 50);
+    CHECK(simhipStreamSynchronize(s));
+    std::printf("expect nodes=3 replays=50\n");
+  } else if (c == "copies") {
+    simStream_t s = Stream();
+    std::vector<char> host(4096), device(4096);
+    simFunction_t k = Kernels("copies_k", 1)[0];
+    for (int i = 0; i < 10; ++i) {
+      CHECK(simhipMemcpyAsync(device.data(), host.data(), host.size(), simMemcpyHostToDevice, s));
+      CHECK(simhipLaunchKernel(k, s));
+      CHECK(simhipMemcpyAsync(host.data(), device.data(), host.size(), simMemcpyDeviceToHost, s));
+    }
+    CHECK(simhipStreamSynchronize(s));
+    std::printf("expect copies=20 kernels=10\n");
+  } else {
+    std::fprintf(stderr, "unknown case %s\n", c.c_str());
+    return 2;
+  }
+  CHECK(simhipDeviceSynchronize());
+  return 0;
+}

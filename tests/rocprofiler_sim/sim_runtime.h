@@ -1,0 +1,108 @@
+// Inside the simulated HIP runtime (sim_hip.cc, sim_graphs.cc): its objects and state.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "sim_hip.h"
+#include "sim_internal.h"
+
+struct SimFunction {
+  std::string name;
+  std::vector<uint64_t> kernel_ids;  // by device
+};
+
+namespace sim {
+
+struct HwQueue {
+  std::mutex mutex;
+  uint64_t id = 0;
+  uint64_t busy_until_ns = 0;
+  std::atomic<int> launching{0};  // threads inside a graph launch on this queue
+  struct Packet {
+    const SimFunction* function;
+    int device;
+    uint64_t launcher;
+  };
+  std::deque<Packet> pending;
+};
+
+struct Device {
+  uint64_t agent = 0;
+  std::vector<std::unique_ptr<HwQueue>> queues;
+  int streams = 0;
+};
+
+struct Config {
+  int devices = 2;
+  int hw_queues = 4;
+  int stream_queues = 3;
+  uint32_t hazard_per_million = 0;
+  uint64_t seed = 1;
+};
+
+inline int EnvInt(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? std::atoi(v) : fallback;
+}
+
+// Default chance, in percent, that a packet is batched while one other thread launches on its
+// queue (check_plain_recipe.py and README.md show what it gives).
+inline constexpr double kDefaultHazardPercent = 1.5;
+
+}  // namespace sim
+
+struct SimGraphNode {
+  SimGraph* graph;
+  size_t index;
+};
+struct SimGraph {
+  std::vector<std::unique_ptr<SimGraphNode>> nodes;
+  std::vector<const SimFunction*> functions;
+  std::vector<std::vector<size_t>> deps;
+};
+struct SimGraphExec {
+  bool live = false;
+  const SimGraph* origin = nullptr;
+  std::vector<const SimFunction*> functions;  // in the order the packets are written
+  std::vector<std::vector<size_t>> deps;
+};
+struct SimStream {
+  uint64_t id;
+  int device;
+  sim::HwQueue* queue;
+  SimGraph* capture = nullptr;
+};
+
+namespace sim {
+
+struct Runtime {
+  Config config;
+  std::vector<Device> devices;
+  std::mutex mutex;  // execs, streams, code objects
+  std::vector<std::unique_ptr<SimGraphExec>> execs;
+  std::vector<SimGraphExec*> free_execs;  // LIFO: a destroyed exec's address comes back first
+  std::vector<std::unique_ptr<SimStream>> streams;
+  std::vector<std::unique_ptr<SimGraph>> graphs;  // live graphs (created or captured)
+  std::vector<std::unique_ptr<SimFunction>> functions;
+  std::vector<rocprofiler_callback_tracing_code_object_load_data_t> code_objects;
+  std::vector<rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t> symbols;
+  std::atomic<uint64_t> next_dispatch{1};
+  std::atomic<uint64_t> cross_thread{0};
+  std::atomic<uint64_t> next_thread_index{0};
+  uint64_t next_code_object = 1;
+  uint64_t next_kernel = 1;
+};
+
+Runtime& R();          // created at first use, never destroyed
+SimGraph* NewGraph();  // owned by the runtime until simhipGraphDestroy
+
+inline rocprofiler_hip_api_args_t Args() { return rocprofiler_hip_api_args_t{}; }
+
+}  // namespace sim
