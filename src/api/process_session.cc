@@ -16,6 +16,7 @@
 #include <mutex>
 #include <thread>
 
+#include "api/job_info.h"
 #include "api/run_report.h"
 #include "api/tracing_session.h"
 #include "base/clock.h"
@@ -32,6 +33,8 @@ std::atomic<int> g_state{kIdle};
 TracingSession* g_session =
     nullptr;  // lives until the process ends; never destroyed under a signal
 std::string* g_path = nullptr;
+JobInfo* g_job = nullptr;
+int64_t g_path_rank = -1;  // the rank the path is named by, or -1
 int g_report_fd = -1;
 int g_signal_pipe[2] = {-1, -1};  // handler -> watcher: the signal number
 int g_done_pipe[2] = {-1, -1};    // closed when the trace is written: wakes crash handlers
@@ -60,12 +63,24 @@ void Finalize(int signal_number) {
   uint64_t t1 = t0 + g_session->backend_stop_ns();  // the flush; then ranges, spans and the file
   Trace& trace = g_session->trace();
   trace.trace_name = *g_path;
+  trace.job = *g_job;
   if (signal_number != 0) trace.counters.emplace_back("ended_by_signal", signal_number);
-  Status written = WriteChromeTraceFile(trace, *g_path);
-  uint64_t t2 = NowNs();
   report::Line line;
   line.pid = static_cast<uint64_t>(getpid());
-  if (written.ok()) {
+  line.rank = g_path_rank;
+  // A process that ran nothing on the GPU (a launcher such as torchrun's) writes no file.
+  const bool empty = trace.gpu.size() == 0 && trace.drops.Total() == 0;
+  Status written = empty ? OkStatus() : WriteChromeTraceFile(trace, *g_path);
+  uint64_t t2 = NowNs();
+  if (empty) {
+    line.kind = report::Line::Kind::kEmpty;
+    line.summary.api_calls = trace.api.size();
+    Report(line);
+    if (g_report_fd < 0) {
+      std::fprintf(stderr, "nodescope: no trace for pid %d: no GPU work recorded\n",
+                   static_cast<int>(getpid()));
+    }
+  } else if (written.ok()) {
     line.summary = Summarize(trace);
     line.flush_ms = (t1 - t0) / 1000000;
     line.write_ms = (t2 - t1) / 1000000;
@@ -157,8 +172,19 @@ Status StartProcessSession(std::string_view backend) {
   std::lock_guard<std::mutex> lock(g_start_mu);
   if (g_state.load() != kIdle) return OkStatus();
   g_report_fd = report::ReportFdFromEnv();
+  g_job = new JobInfo(ReadJobInfo([](const char* var) { return std::getenv(var); }));
+  // Named by rank unless a process of this rank above us already is (job_info.h).
+  if (g_job->rank >= 0) {
+    const std::string rank = std::to_string(g_job->rank);
+    const char* traced = std::getenv(kRankTracedVariable);
+    if (traced == nullptr || rank != traced) {
+      g_path_rank = g_job->rank;
+      setenv(kRankTracedVariable, rank.c_str(), 1);
+    }
+  }
   g_path = new std::string(report::TracePathFor(std::getenv(report::kOutputVariable),
-                                                std::getenv(report::kRootPidVariable), getpid()));
+                                                std::getenv(report::kRootPidVariable), getpid(),
+                                                g_path_rank));
   auto fail = [&](const Status& s) {
     report::Line line;
     line.kind = report::Line::Kind::kError;

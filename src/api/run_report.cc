@@ -17,6 +17,7 @@ namespace nodescope::report {
 namespace {
 
 constexpr char kTraceKind[] = "trace";
+constexpr char kEmptyKind[] = "empty";
 constexpr char kErrorKind[] = "error";
 
 void AppendEscaped(std::string_view text, std::string* out) {
@@ -78,9 +79,13 @@ std::string Format(const Line& line) {
     out = kTraceKind;
     for (const auto& [key, value] : Numbers(copy)) {
       out += std::string("\t") + key + "=" + std::to_string(*value);
+      if (value == &copy.pid) out += "\trank=" + (line.rank >= 0 ? std::to_string(line.rank) : "");
     }
     out += "\tpath=";
     AppendEscaped(line.path, &out);
+  } else if (line.kind == Line::Kind::kEmpty) {
+    out = std::string(kEmptyKind) + "\tpid=" + std::to_string(line.pid) +
+          "\tapi_calls=" + std::to_string(line.summary.api_calls);
   } else {
     out = std::string(kErrorKind) + "\tpid=" + std::to_string(line.pid) + "\tmessage=";
     AppendEscaped(line.message, &out);
@@ -100,6 +105,18 @@ StatusOr<Line> Parse(std::string_view text) {
     start = tab + 1;
   }
   Line line;
+  if (fields[0] == kTraceKind && fields.size() > 2) {
+    // rank=R, the one field that may be empty: checked and taken out, the rest as before.
+    std::string_view rank = fields[2];
+    if (rank.substr(0, 5) != "rank=")
+      return InvalidArgumentError("expected rank= in a report line");
+    if (rank.size() > 5) {
+      StatusOr<uint64_t> r = ParseDecimal(rank.substr(5), 0, INT32_MAX);
+      if (!r.ok()) return InvalidArgumentError("rank is " + r.status().message());
+      line.rank = static_cast<int64_t>(*r);
+    }
+    fields.erase(fields.begin() + 2);
+  }
   std::vector<std::pair<std::string_view, uint64_t*>> numbers;
   std::string_view text_key;
   std::string* text_value = nullptr;
@@ -108,6 +125,9 @@ StatusOr<Line> Parse(std::string_view text) {
     for (const auto& [key, value] : Numbers(line)) numbers.emplace_back(key, value);
     text_key = "path";
     text_value = &line.path;
+  } else if (fields[0] == kEmptyKind) {
+    line.kind = Line::Kind::kEmpty;
+    numbers = {{"pid", &line.pid}, {"api_calls", &line.summary.api_calls}};
   } else if (fields[0] == kErrorKind) {
     line.kind = Line::Kind::kError;
     numbers.emplace_back("pid", &line.pid);
@@ -116,7 +136,7 @@ StatusOr<Line> Parse(std::string_view text) {
   } else {
     return InvalidArgumentError("not a report line");
   }
-  if (fields.size() != numbers.size() + 2) {
+  if (fields.size() != numbers.size() + (text_value != nullptr ? 2 : 1)) {
     return InvalidArgumentError("a report line with the wrong number of fields");
   }
   for (size_t i = 0; i < numbers.size(); ++i) {
@@ -129,20 +149,23 @@ StatusOr<Line> Parse(std::string_view text) {
     if (!v.ok()) return InvalidArgumentError(std::string(key) + " is " + v.status().message());
     *numbers[i].second = *v;
   }
-  std::string_view last = fields.back();
-  if (last.substr(0, text_key.size()) != text_key || last.substr(text_key.size(), 1) != "=") {
-    return InvalidArgumentError("expected " + std::string(text_key) + "= in a report line");
+  if (text_value != nullptr) {  // the last field, free text
+    std::string_view last = fields.back();
+    if (last.substr(0, text_key.size()) != text_key || last.substr(text_key.size(), 1) != "=") {
+      return InvalidArgumentError("expected " + std::string(text_key) + "= in a report line");
+    }
+    ASSIGN_OR_RETURN(*text_value, Unescape(last.substr(text_key.size() + 1)));
   }
-  ASSIGN_OR_RETURN(*text_value, Unescape(last.substr(text_key.size() + 1)));
   if (line.pid == 0 || line.pid > 0x7fffffff) return InvalidArgumentError("pid out of range");
   return line;
 }
 
-std::string TracePathFor(const char* output, const char* root_pid, long pid) {
+std::string TracePathFor(const char* output, const char* root_pid, long pid, int64_t rank) {
   std::string pid_text = std::to_string(pid);
+  if (rank >= 0) pid_text = "rank" + std::to_string(rank);  // names the file instead of the pid
   if (output == nullptr || *output == '\0') return "nodescope-" + pid_text + ".json";
   std::string out = output;
-  if (root_pid == nullptr || *root_pid == '\0' || pid_text == root_pid) return out;
+  if (rank < 0 && (root_pid == nullptr || *root_pid == '\0' || pid_text == root_pid)) return out;
   // A child process of the traced program: same folder and stem, its own pid.
   size_t slash = out.rfind('/');
   size_t dot = out.rfind('.');

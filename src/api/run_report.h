@@ -2,14 +2,16 @@
 // the library (process_session.cc), read by the CLI (tools/nodescope/run_command.cc); both use only
 // this file, so the format lives in one place.
 //
-//   trace<TAB>pid=N<TAB>gpu_events=N<TAB>kernels=N<TAB>memcpys=N<TAB>memsets=N<TAB>graph_events=N
+//   trace<TAB>pid=N<TAB>rank=R<TAB>gpu_events=N<TAB>kernels=N<TAB>memcpys=N<TAB>memsets=N<TAB>graph_events=N
 //        <TAB>api_calls=N<TAB>dropped=N<TAB>flush_ms=N<TAB>write_ms=N<TAB>path=TEXT<LF>
+//   empty<TAB>pid=N<TAB>api_calls=N<LF>        (no GPU work recorded: no trace file written)
 //   error<TAB>pid=N<TAB>message=TEXT<LF>
 //
-// N is decimal digits only; in TEXT a backslash, tab and newline are written \\, \t and \n.
-// The traced program can write to the pipe too, so the reader trusts nothing in a line: it
-// parses strictly, bounds what it keeps (kMaxLineBytes, kMaxReportBytes) and accepts a `path`
-// only if it is the one TracePathFor() gives that pid and this run wrote it (run_command.cc).
+// N is decimal digits only; R is N, or empty when the process has no rank (job_info.h); in TEXT a
+// backslash, tab and newline are written \\, \t and \n. The traced program can write to the pipe
+// too, so the reader trusts nothing in a line: it parses strictly, bounds what it keeps
+// (kMaxLineBytes, kMaxReportBytes) and accepts a `path` only if it is the one TracePathFor() gives
+// that pid and this run wrote it (run_command.cc).
 #pragma once
 
 #include <cstddef>
@@ -33,10 +35,11 @@ inline constexpr size_t kMaxLineBytes = 8192;
 inline constexpr size_t kMaxReportBytes = size_t{1} << 20;
 
 struct Line {
-  enum class Kind { kTrace, kError };
+  enum class Kind { kTrace, kEmpty, kError };
   Kind kind = Kind::kTrace;
   uint64_t pid = 0;
-  TraceSummary summary;  // kTrace
+  int64_t rank = -1;     // kTrace: the rank its path was named by (-1: by pid)
+  TraceSummary summary;  // kTrace; kEmpty: api_calls only
   uint64_t flush_ms = 0;
   uint64_t write_ms = 0;
   std::string path;     // kTrace
@@ -50,8 +53,9 @@ StatusOr<Line> Parse(std::string_view text);
 
 // The trace path a process with `pid` uses, given NODESCOPE_OUTPUT and NODESCOPE_ROOT_PID values
 // (either may be null): the root writes `output` (default nodescope-<pid>.json), the processes it
-// starts write <stem>-<pid><ext> beside it.
-std::string TracePathFor(const char* output, const char* root_pid, long pid);
+// starts write <stem>-<pid><ext> beside it. A process of a job with a rank (`rank` >= 0, the
+// root too) writes <stem>-rank<rank><ext> (default nodescope-rank<rank>.json) instead.
+std::string TracePathFor(const char* output, const char* root_pid, long pid, int64_t rank = -1);
 
 // The writing side, for the traced process: the report pipe `nodescope run` passed
 // (kFdVariable), or -1. A bad value is ignored with a warning on stderr, and so, silently, is an

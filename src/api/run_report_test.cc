@@ -72,6 +72,52 @@ TEST(ReportLine, AnythingElseIsRejected) {
   EXPECT_FALSE(Parse(forged_count).ok());
 }
 
+TEST(ReportLine, RankAndEmptyLinesRoundTrip) {
+  Line l;
+  l.pid = 31;
+  l.rank = 3;
+  l.path = "out/t-rank3.json";
+  std::string text = Format(l);
+  EXPECT_EQ(text.rfind("trace\tpid=31\trank=3\tgpu_events=0\t", 0), 0u) << text;
+  auto back = Parse(std::string_view(text).substr(0, text.size() - 1));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->rank, 3);
+  EXPECT_EQ(back->path, l.path);
+  l.rank = -1;  // no rank: the field is there, empty
+  text = Format(l);
+  EXPECT_EQ(text.rfind("trace\tpid=31\trank=\tgpu_events=0\t", 0), 0u) << text;
+  back = Parse(std::string_view(text).substr(0, text.size() - 1));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->rank, -1);
+
+  Line empty;
+  empty.kind = Line::Kind::kEmpty;
+  empty.pid = 30;
+  empty.summary.api_calls = 12;
+  EXPECT_EQ(Format(empty), "empty\tpid=30\tapi_calls=12\n");
+  back = Parse("empty\tpid=30\tapi_calls=12");
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->kind, Line::Kind::kEmpty);
+  EXPECT_EQ(back->summary.api_calls, 12u);
+  for (std::string bad :
+       {"empty\tpid=30", "empty\tpid=30\tapi_calls=12\tpath=x", "empty\tpid=30\tapi_calls=x",
+        "trace\tpid=31\trank=-1", "trace\tpid=31\trank=x\tgpu_events=0"}) {
+    EXPECT_FALSE(Parse(bad).ok()) << bad;
+  }
+  std::string text3 = Format(l);
+  text3.pop_back();
+  text3.replace(text3.find("rank="), 5, "rank=1x");
+  EXPECT_FALSE(Parse(text3).ok());
+}
+
+TEST(TracePathFor, RanksNameTheirFiles) {
+  EXPECT_EQ(TracePathFor("out/job.json", "77", 80, 1), "out/job-rank1.json");
+  EXPECT_EQ(TracePathFor("out/job.json", "77", 77, 0), "out/job-rank0.json");  // the root too
+  EXPECT_EQ(TracePathFor(nullptr, nullptr, 80, 12), "nodescope-rank12.json");
+  EXPECT_EQ(TracePathFor("trace", "77", 80, 2), "trace-rank2");
+  EXPECT_EQ(TracePathFor("out/job.json", "77", 80, -1), "out/job-80.json");
+}
+
 TEST(TracePathFor, DefaultsToPidInWorkingDirectory) {
   EXPECT_EQ(TracePathFor(nullptr, nullptr, 123), "nodescope-123.json");
   EXPECT_EQ(TracePathFor("", "123", 123), "nodescope-123.json");

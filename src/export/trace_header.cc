@@ -53,6 +53,32 @@ void WriteDevices(const Trace& t, JsonOutput& out) {
   out.Raw(t.devices.empty() ? "],\n" : "\n  ],\n");
 }
 
+// ,"job":{...}: which rank of which job on which host, and the clock anchor (model/trace.h).
+void WriteJob(const JobInfo& job, JsonOutput& out) {
+  if (!job.known()) return;
+  out.Raw(",\"job\":{");
+  if (job.rank >= 0) {
+    out.Raw("\"rank\":");
+    out.Int(job.rank);
+    out.StringField(",\"rank_variable\":", job.rank_variable);
+    out.Char(',');
+  }
+  if (job.local_rank >= 0) {
+    out.Raw("\"local_rank\":");
+    out.Int(job.local_rank);
+    out.Char(',');
+  }
+  if (job.world_size >= 0) {
+    out.Raw("\"world_size\":");
+    out.Int(job.world_size);
+    out.Char(',');
+  }
+  out.StringField("\"host\":", job.host);
+  out.Field(",\"clock\":{\"realtime_ns\":", job.realtime_ns);
+  UintFields({{"monotonic_ns", job.monotonic_ns}, {"boottime_ns", job.boottime_ns}}, out);
+  out.Raw("}}");
+}
+
 // "nodescope": what was lost, what the ranges and the attribution engine counted.
 void WriteNodescopeObject(const Trace& t, JsonOutput& out) {
   const DropCounters& d = t.drops;
@@ -95,6 +121,7 @@ void WriteNodescopeObject(const Trace& t, JsonOutput& out) {
     }
     out.Raw("}}");
   }
+  WriteJob(t.job, out);
   out.Raw("},\n");
 }
 
@@ -107,6 +134,15 @@ void WriteTraceHeader(const Trace& t, uint64_t base_ns, JsonOutput& out) {
     out.Raw(": ");
     out.Int(value);
     out.Raw(",\n");
+  }
+  if (t.job.rank >= 0) {  // what torch.profiler writes, read by Holistic Trace Analysis
+    out.Raw("  \"distributedInfo\": {\"rank\": ");
+    out.Int(t.job.rank);
+    if (t.job.world_size >= 0) {
+      out.Raw(", \"world_size\": ");
+      out.Int(t.job.world_size);
+    }
+    out.Raw("},\n");
   }
   WriteNodescopeObject(t, out);
   out.Field("  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": ", base_ns);

@@ -66,5 +66,32 @@ TEST(TraceHeader, CountersAttributionVersionsAndDevices) {
   EXPECT_NE(h.find("\"numSms\":132,\"sharedMemPerBlockOptin\":0}\n  ],\n"), std::string::npos);
 }
 
+TEST(TraceHeader, JobRankHostAndClockAnchor) {
+  Trace t;
+  t.job.rank = 1;
+  t.job.rank_variable = "RANK";
+  t.job.local_rank = 1;
+  t.job.world_size = 2;
+  t.job.host = "h200-a";
+  t.job.realtime_ns = 1700000000000000000;
+  t.job.monotonic_ns = 5000;
+  t.job.boottime_ns = 6000;
+  const std::string h = Header(t);
+  EXPECT_NE(h.find(R"(,"job":{"rank":1,"rank_variable":"RANK","local_rank":1,"world_size":2,)"
+                   R"("host":"h200-a","clock":{"realtime_ns":1700000000000000000,)"
+                   R"("monotonic_ns":5000,"boottime_ns":6000}}},)"),
+            std::string::npos)
+      << h;
+  EXPECT_NE(h.find("\n  \"distributedInfo\": {\"rank\": 1, \"world_size\": 2},\n"),
+            std::string::npos)
+      << h;
+  t.job.rank = -1;  // a host and a clock, no rank: no distributedInfo
+  const std::string h2 = Header(t);
+  EXPECT_NE(h2.find(R"(,"job":{"local_rank":1,"world_size":2,"host":"h200-a",)"), std::string::npos)
+      << h2;
+  EXPECT_EQ(h2.find("distributedInfo"), std::string::npos);
+  EXPECT_EQ(Header(Trace{}).find("\"job\""), std::string::npos);
+}
+
 }  // namespace
 }  // namespace nodescope

@@ -56,6 +56,22 @@ struct RangeCounters {
   uint64_t dropped = 0;                // ranges not recorded (per-thread log full)
 };
 
+// Which process of a job this trace is, and when it started on two clocks, so traces of one job
+// can be merged onto one time axis (`nodescope merge`). Written under "nodescope"."job".
+struct JobInfo {
+  int64_t rank = -1;          // -1: the environment named no rank
+  std::string rank_variable;  // the variable it came from ("RANK", "OMPI_COMM_WORLD_RANK", ...)
+  int64_t local_rank = -1;
+  int64_t world_size = -1;
+  std::string host;  // gethostname()
+  // Read together at the session's start: CLOCK_REALTIME (the trace's clock) and
+  // CLOCK_MONOTONIC / CLOCK_BOOTTIME (the same on every process of one host; never stepped).
+  uint64_t realtime_ns = 0;
+  uint64_t monotonic_ns = 0;
+  uint64_t boottime_ns = 0;
+  bool known() const { return !host.empty() || realtime_ns != 0; }
+};
+
 struct Trace {
   StringTable strings;
   ChunkedVector<GpuActivity> gpu;
@@ -72,6 +88,7 @@ struct Trace {
   std::vector<std::pair<std::string, int64_t>> counters;
   DropCounters drops;
   AttributionInfo attribution;
+  JobInfo job;
 
   uint32_t pid = 0;
   std::string process_name;

@@ -51,13 +51,20 @@ void PrintRunSummary(const ChildResult& result, const RunContext& context, FILE*
     }
     bool root = line->pid == static_cast<uint64_t>(context.root_pid);
     std::string who = root ? "" : " (child process " + std::to_string(line->pid) + ")";
+    if (line->rank >= 0)
+      who = " (rank " + std::to_string(line->rank) + ", pid " + std::to_string(line->pid) + ")";
     if (line->kind == report::Line::Kind::kError) {
       std::fprintf(out, "nodescope: no trace%s: %s\n", who.c_str(),
                    TerminalText(line->message).c_str());
       continue;
     }
+    if (line->kind == report::Line::Kind::kEmpty) {
+      std::fprintf(out, "nodescope: no trace%s: no GPU work recorded (%llu API calls)\n",
+                   who.c_str(), static_cast<unsigned long long>(line->summary.api_calls));
+      continue;
+    }
     std::string expected =
-        report::TracePathFor(output, root_pid.c_str(), static_cast<long>(line->pid));
+        report::TracePathFor(output, root_pid.c_str(), static_cast<long>(line->pid), line->rank);
     if (line->path != expected) {  // never printed: it is whatever the writer chose
       ++not_ours;
       continue;

@@ -69,6 +69,44 @@ TEST_F(RunSummaryTest, ShowsTheTraceThisRunWrote) {
   EXPECT_EQ(text.find("warning"), std::string::npos) << text;
 }
 
+// torchrun under `nodescope run`: the launcher (the root) ran nothing on the GPU and wrote no
+// file; its two workers named their traces by rank.
+TEST_F(RunSummaryTest, RanksAndALauncherWithoutGpuWork) {
+  std::ofstream(dir_ + "/t-rank0.json") << "{}";
+  std::ofstream(dir_ + "/t-rank1.json") << "{}";
+  report::Line empty;
+  empty.kind = report::Line::Kind::kEmpty;
+  empty.pid = 1000;
+  empty.summary.api_calls = 3;
+  std::string empty_text = report::Format(empty);
+  empty_text.pop_back();
+  auto ranked = [](uint64_t pid, int64_t rank, const std::string& path) {
+    report::Line l;
+    l.pid = pid;
+    l.rank = rank;
+    l.path = path;
+    std::string text = report::Format(l);
+    text.pop_back();
+    return text;
+  };
+  ChildResult r;
+  r.report_lines = {empty_text, ranked(1001, 0, dir_ + "/t-rank0.json"),
+                    ranked(1002, 1, dir_ + "/t-rank1.json"),
+                    ranked(1003, 1, dir_ + "/t-rank0.json")};  // a path not its rank's
+  std::string text = Print(r);
+  EXPECT_NE(text.find("nodescope: no trace: no GPU work recorded (3 API calls)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("trace (rank 0, pid 1001) written to " + dir_ + "/t-rank0.json"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("trace (rank 1, pid 1002) written to " + dir_ + "/t-rank1.json"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("ignored 1 report line not written by nodescope"), std::string::npos) << text;
+  EXPECT_EQ(text.find("never initialised"), std::string::npos) << text;
+}
+
 TEST_F(RunSummaryTest, NoReportNamesTheLaunchersRuntime) {
   ChildResult r;
   context_.runtime = "ROCm";

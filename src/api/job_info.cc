@@ -1,0 +1,71 @@
+// Reading the job's rank from the environment (job_info.h) and the clock anchor.
+#include "api/job_info.h"
+
+#include <time.h>
+#include <unistd.h>
+
+#include <string_view>
+
+#include "base/env.h"
+
+namespace nodescope {
+namespace {
+
+struct RankSource {
+  const char* rank;
+  const char* size;
+};
+constexpr RankSource kRankSources[] = {
+    {"RANK", "WORLD_SIZE"},
+    {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+    {"PMI_RANK", "PMI_SIZE"},
+    {"SLURM_PROCID", "SLURM_NTASKS"},
+    {"LOCAL_RANK", "LOCAL_WORLD_SIZE"},
+};
+constexpr const char* kLocalRankVariables[] = {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK",
+                                               "MPI_LOCALRANKID", "SLURM_LOCALID"};
+
+// The variable's value as a whole number below 2^31, or -1 (unset, empty or not a number).
+int64_t Number(const EnvLookup& env, const char* var) {
+  const char* v = env(var);
+  if (v == nullptr || *v == '\0') return -1;
+  StatusOr<uint64_t> n = ParseDecimal(v, 0, INT32_MAX);
+  return n.ok() ? static_cast<int64_t>(*n) : -1;
+}
+
+uint64_t ClockNs(clockid_t id) {
+  timespec ts{};
+  clock_gettime(id, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+}  // namespace
+
+JobInfo ReadJobInfo(const EnvLookup& env) {
+  JobInfo job;
+  for (const RankSource& source : kRankSources) {
+    int64_t rank = Number(env, source.rank);
+    if (rank < 0) continue;
+    job.rank = rank;
+    job.rank_variable = source.rank;
+    job.world_size = Number(env, source.size);
+    break;
+  }
+  for (const char* var : kLocalRankVariables) {
+    job.local_rank = Number(env, var);
+    if (job.local_rank >= 0) break;
+  }
+  char host[256] = {};
+  if (gethostname(host, sizeof(host) - 1) == 0) job.host = host;
+  // Realtime between two reads of the steady clocks: the anchor's error is half their distance.
+  uint64_t mono0 = ClockNs(CLOCK_MONOTONIC);
+  uint64_t boot0 = ClockNs(CLOCK_BOOTTIME);
+  job.realtime_ns = ClockNs(CLOCK_REALTIME);
+  uint64_t mono1 = ClockNs(CLOCK_MONOTONIC);
+  uint64_t boot1 = ClockNs(CLOCK_BOOTTIME);
+  job.monotonic_ns = mono0 + (mono1 - mono0) / 2;
+  job.boottime_ns = boot0 + (boot1 - boot0) / 2;
+  return job;
+}
+
+}  // namespace nodescope
