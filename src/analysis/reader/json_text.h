@@ -39,6 +39,12 @@ size_t LastTokensStart(const char* s, size_t n, int tokens);
 
 inline bool IsJsonSpace(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
 
+// `token` without the whitespace simdjson's raw tokens may end with.
+inline std::string_view TrimJsonSpace(std::string_view token) {
+  while (!token.empty() && IsJsonSpace(token.back())) token.remove_suffix(1);
+  return token;
+}
+
 // Whether `c` may start a JSON value (after whitespace).
 inline bool CanStartValue(char c) {
   return c == '{' || c == '[' || c == '"' || c == '-' || (c >= '0' && c <= '9') || c == 't' ||

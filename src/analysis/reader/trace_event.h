@@ -25,7 +25,10 @@ struct TraceId {
 
 // One element of "traceEvents". Every key is optional; absent strings are empty. The string_views
 // point into the reader's buffers and are valid only during the visitor call.
+struct TraceMetadata;
 struct TraceEvent {
+  // What the reader has read of the trace's top level so far (what precedes "traceEvents").
+  const TraceMetadata* metadata = nullptr;
   // The trace as messages name it ("PATH", or "PATH (inflated)" when offsets count the bytes of
   // a decompressed trace), for a visitor's own "SOURCE: byte OFFSET: ..." errors.
   std::string_view source;
@@ -43,7 +46,23 @@ struct TraceEvent {
   std::optional<int64_t> correlation;
   std::optional<int64_t> external_id;
   std::optional<std::string_view> scope;
+  // With TraceReadOptions::raw_events only (`nodescope merge`): the event's JSON text as in the
+  // file, from its '{' to its '}', and the tokens of its "pid", "ts" and "id" values in it
+  // (empty when absent).
+  std::string_view raw;
+  std::string_view raw_pid;
+  std::string_view raw_ts;
+  std::string_view raw_id;
 };
+
+// Which process of a merged trace (`nodescope merge`) an event belongs to: merge writes the
+// pids of its n-th input as (n << 22) | pid (Linux pids are below 2^22), so in a trace of one
+// process this is 0 for every numeric pid. String pids (torch's "Spans") are 0.
+inline uint32_t ProcessSlot(const TraceId& pid) {
+  if (pid.kind != TraceId::Kind::kNumber || pid.number < 0) return 0;
+  return static_cast<uint32_t>(static_cast<uint64_t>(pid.number) >> 22);
+}
+inline constexpr int kMergePidBits = 22;
 
 // What the reader keeps of the top-level "nodescope" object; the rest of it stays opaque.
 struct TraceMetadata {
@@ -53,6 +72,17 @@ struct TraceMetadata {
   // "nodescope"."dropped_records"."total".
   std::optional<uint64_t> dropped_total;
   uint64_t events = 0;  // elements of "traceEvents" handed to the visitor
+  // "baseTimeNanoseconds": what "ts" counts from (kineto writes it after the events, nodescope
+  // before them).
+  std::optional<uint64_t> base_time_ns;
+  // "nodescope"."job" (api/job_info.h), or the rank and world size of torch's "distributedInfo".
+  std::optional<int64_t> rank;
+  std::optional<int64_t> world_size;
+  std::string host;
+  std::optional<uint64_t> clock_realtime_ns;
+  std::optional<uint64_t> clock_boottime_ns;
+  // "nodescope"."merged": the rank of each input of a merged trace, by process slot (-1: none).
+  std::vector<int64_t> merged_ranks;
 };
 
 // Called once per event, in file order. A non-OK status stops reading and is returned as is.

@@ -159,7 +159,7 @@ StatusOr<TraceMetadata> ReadWindows(std::string_view name, ByteSource& source,
     }
     w.tail = pos + (w.last ? w.size : LastTokensStart(w.bytes, w.size, 2));
     TraceMetadata window_meta = meta;
-    WindowReader reader(name, w, parser, strings.get());
+    WindowReader reader(name, w, parser, strings.get(), options.raw_events);
     const bool ok = e == simdjson::SUCCESS && reader.Read(doc, visit, &window_meta);
     std::memcpy(buffer.data() + w.size, kept.data(), kPadding);
     if (after_window) after_window();

@@ -27,6 +27,8 @@ struct TraceReadOptions {
   // Called after each window with the bytes of the file read so far and the file's size (0 when
   // unknown: a pipe); for a compressed trace these are compressed bytes. ReadTraceFile only.
   std::function<void(uint64_t read_bytes, uint64_t file_bytes)> progress;
+  // Fill TraceEvent::raw, raw_pid, raw_ts and raw_id (for `nodescope merge`).
+  bool raw_events = false;
 };
 
 // Reads the trace at `path` (a file, a pipe, /dev/stdin) in windows, never all of it at once.

@@ -15,6 +15,68 @@
 namespace nodescope::analysis {
 namespace {
 
+// What `nodescope merge` needs: each event's own text and its pid, ts and id tokens, in every
+// window size (cuts right after an event's '}' included), and the job's header.
+TEST(TraceReader, RawEventsAndJobMetadata) {
+  const std::string json = R"({
+  "distributedInfo": {"rank": 1, "world_size": 2},
+  "nodescope": {"version":"x","job":{"rank":1,"world_size":2,"host":"h\u0041",
+                "clock":{"realtime_ns":100,"monotonic_ns":7,"boottime_ns":9}},
+                "merged":[{"rank":3},{"source":"b"}]},
+  "baseTimeNanoseconds": 1700000000000000000,
+  "traceEvents": [
+  {"ph":"X","cat":"kernel","name":"k,}","pid":0,"tid":7,"ts":20.5 ,"dur":5,"args":{"x":[1]}},
+  {"ph":"s","id":12,"pid":123,"tid":7,"ts":1,"cat":"ac2g","name":"ac2g"} ,
+  {"ph":"i","pid":"Spans","tid":"t","ts":3},{"ph":"M","name":"process_name","pid":0,"args":{}}
+  ]
+})";
+  for (size_t window : {size_t{64}, size_t{100}, size_t{1} << 20}) {
+    TraceReadOptions options;
+    options.window_bytes = window;
+    options.raw_events = true;
+    std::vector<std::string> raw, pid, ts, id;
+    std::optional<uint64_t> base_at_first_event;
+    auto meta = ReadTraceText(
+        "t.json", json,
+        [&](const TraceEvent& e) {
+          if (raw.empty() && e.metadata != nullptr) base_at_first_event = e.metadata->base_time_ns;
+          raw.emplace_back(e.raw);
+          pid.emplace_back(e.raw_pid);
+          ts.emplace_back(e.raw_ts);
+          id.emplace_back(e.raw_id);
+          return OkStatus();
+        },
+        options);
+    ASSERT_TRUE(meta.ok()) << meta.status().ToString();
+    ASSERT_EQ(raw.size(), 4u) << window;
+    EXPECT_EQ(
+        raw[0],
+        R"({"ph":"X","cat":"kernel","name":"k,}","pid":0,"tid":7,"ts":20.5 ,"dur":5,"args":{"x":[1]}})");
+    EXPECT_EQ(raw[1], R"({"ph":"s","id":12,"pid":123,"tid":7,"ts":1,"cat":"ac2g","name":"ac2g"})");
+    EXPECT_EQ(raw[3], R"({"ph":"M","name":"process_name","pid":0,"args":{}})");
+    EXPECT_EQ(pid, (std::vector<std::string>{"0", "123", "\"Spans\"", "0"}));
+    EXPECT_EQ(ts, (std::vector<std::string>{"20.5", "1", "3", ""}));
+    EXPECT_EQ(id, (std::vector<std::string>{"", "12", "", ""}));
+    EXPECT_EQ(base_at_first_event, 1700000000000000000u);
+    EXPECT_EQ(meta->rank, 1);
+    EXPECT_EQ(meta->world_size, 2);
+    EXPECT_EQ(meta->host, "hA");
+    EXPECT_EQ(meta->clock_realtime_ns, 100u);
+    EXPECT_EQ(meta->clock_boottime_ns, 9u);
+    EXPECT_EQ(meta->merged_ranks, (std::vector<int64_t>{3, -1}));
+  }
+  // Without the option, nothing is kept.
+  auto plain = ReadTraceText("t.json", json, [](const TraceEvent& e) {
+    EXPECT_TRUE(e.raw.empty());
+    EXPECT_TRUE(e.raw_pid.empty());
+    return OkStatus();
+  });
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(ProcessSlot(TraceId{TraceId::Kind::kNumber, (int64_t{3} << 22) | 4000000, {}}), 3u);
+  EXPECT_EQ(ProcessSlot(TraceId{TraceId::Kind::kNumber, 4194303, {}}), 0u);
+  EXPECT_EQ(ProcessSlot(TraceId{TraceId::Kind::kString, 0, "Spans"}), 0u);
+}
+
 TEST(TraceReader, ReadsEventFieldsAndMetadata) {
   const std::string json = R"({
   "schemaVersion": 1,

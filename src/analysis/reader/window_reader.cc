@@ -232,6 +232,9 @@ bool WindowReader::ReadEvent(od::value& v, TraceEvent* event) {
     return ErrorAt(at, std::string("an element of \"traceEvents\" is ") + TypeName(type) +
                            ", expected an object");
   }
+  if (raw_events_) {
+    event->raw_pid = event->raw_ts = event->raw_id = std::string_view();
+  }
   for (auto field_or : object) {
     // Used in place: get(field) would copy it, and GCC copies it with one 16-byte load of two
     // fields just stored, a store-forwarding stall that took a third of the time of this loop.
@@ -245,6 +248,7 @@ bool WindowReader::ReadEvent(od::value& v, TraceEvent* event) {
         if (KeyIs(key, "ph")) {
           ok = GetString(value, "ph", &event->ph);
         } else if (KeyIs(key, "pid")) {
+          if (raw_events_) event->raw_pid = TrimJsonSpace(value.raw_json_token());
           ok = GetId(value, "pid", &event->pid);
         }
         break;
@@ -256,6 +260,7 @@ bool WindowReader::ReadEvent(od::value& v, TraceEvent* event) {
         break;
       case 't':
         if (KeyIs(key, "ts")) {
+          if (raw_events_) event->raw_ts = TrimJsonSpace(value.raw_json_token());
           ok = GetDouble(value, "ts", &event->ts_us);
         } else if (KeyIs(key, "tid")) {
           ok = GetId(value, "tid", &event->tid);
@@ -267,11 +272,32 @@ bool WindowReader::ReadEvent(od::value& v, TraceEvent* event) {
       case 'a':
         if (KeyIs(key, "args")) ok = ReadArgs(value, event);
         break;
+      case 'i':
+        if (raw_events_ && KeyIs(key, "id")) {
+          event->raw_id = TrimJsonSpace(value.raw_json_token());
+          TraceId any;  // checked: merge renumbers flow ids
+          ok = GetId(value, "id", &any);
+        }
+        break;
       default:
         break;
     }
     if (!ok) return false;
   }
+  return !raw_events_ || RawEvent(at, event);
+}
+
+bool WindowReader::RawEvent(const char* at, TraceEvent* event) {
+  // The iterator stands at the token after the event's '}' (',' or ']'), or at the window's end
+  // when the window was cut right after it.
+  simdjson::simdjson_result<const char*> next = doc_->current_location();
+  const char* end = next.error() == simdjson::SUCCESS ? next.value_unsafe() : w_.bytes + w_.size;
+  std::string_view text(at, static_cast<size_t>(end - at));
+  while (!text.empty() && IsJsonSpace(text.back())) text.remove_suffix(1);
+  if (text.empty() || text.back() != '}') {
+    return ErrorAt(at, "could not find the end of this event");
+  }
+  event->raw = text;
   return true;
 }
 
@@ -279,6 +305,7 @@ bool WindowReader::ReadEvents(od::array& events, const TraceEventVisitor& visit,
                               TraceMetadata* meta) {
   TraceEvent event;
   event.source = name_;  // the same for every event: Clear() leaves it
+  event.metadata = meta;
   for (auto value_or : events) {
     if (error_code e = value_or.error()) return Failed(e);
     od::value& value = value_or.value_unsafe();
@@ -317,6 +344,10 @@ bool WindowReader::ReadNodescope(od::value& v, TraceMetadata* meta) {
           return false;
         }
       }
+    } else if (key == "job") {
+      if (!ReadJob(field.value(), meta)) return false;
+    } else if (key == "merged") {
+      if (!ReadMerged(field.value(), meta)) return false;
     } else if (key == "attribution") {
       od::object attribution;
       if (!GetObject(field.value(), "attribution", &attribution)) return false;
@@ -338,6 +369,78 @@ bool WindowReader::ReadNodescope(od::value& v, TraceMetadata* meta) {
           meta->withheld.emplace_back(std::move(owned_key), *count);
         }
       }
+    }
+  }
+  return true;
+}
+
+bool WindowReader::ReadJob(od::value& v, TraceMetadata* meta) {
+  od::object job;
+  if (!GetObject(v, "job", &job)) return false;
+  for (auto field_or : job) {
+    od::field field;
+    if (error_code e = std::move(field_or).get(field)) return Failed(e);
+    od::raw_json_string key = field.key();
+    if (key == "rank") {
+      if (!GetInt(field.value(), "rank", &meta->rank)) return false;
+    } else if (key == "world_size") {
+      if (!GetInt(field.value(), "world_size", &meta->world_size)) return false;
+    } else if (key == "host") {
+      std::string_view host;
+      if (!GetString(field.value(), "host", &host)) return false;
+      meta->host = std::string(host);
+    } else if (key == "clock") {
+      od::object clock;
+      if (!GetObject(field.value(), "clock", &clock)) return false;
+      for (auto inner_or : clock) {
+        od::field inner;
+        if (error_code e = std::move(inner_or).get(inner)) return Failed(e);
+        od::raw_json_string inner_key = inner.key();
+        if (inner_key == "realtime_ns") {
+          if (!GetUint(inner.value(), "realtime_ns", &meta->clock_realtime_ns)) return false;
+        } else if (inner_key == "boottime_ns") {
+          if (!GetUint(inner.value(), "boottime_ns", &meta->clock_boottime_ns)) return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
+bool WindowReader::ReadMerged(od::value& v, TraceMetadata* meta) {
+  od::array merged;
+  error_code e = v.get_array().get(merged);
+  if (e == simdjson::INCORRECT_TYPE) return WrongType(v, "merged", "an array");
+  if (e) return Failed(e);
+  meta->merged_ranks.clear();
+  for (auto element_or : merged) {
+    od::value element;
+    if (error_code e2 = std::move(element_or).get(element)) return Failed(e2);
+    od::object process;
+    if (!GetObject(element, "merged", &process)) return false;
+    std::optional<int64_t> rank;
+    for (auto field_or : process) {
+      od::field field;
+      if (error_code e3 = std::move(field_or).get(field)) return Failed(e3);
+      if (field.key() == "rank" && !GetInt(field.value(), "rank", &rank)) return false;
+    }
+    meta->merged_ranks.push_back(rank.value_or(-1));
+  }
+  return true;
+}
+
+bool WindowReader::ReadDistributedInfo(od::value& v, TraceMetadata* meta) {
+  od::object info;
+  if (!GetObject(v, "distributedInfo", &info)) return false;
+  for (auto field_or : info) {
+    od::field field;
+    if (error_code e = std::move(field_or).get(field)) return Failed(e);
+    od::raw_json_string key = field.key();
+    // "nodescope"."job" says the same; torch's traces have only this.
+    if (key == "rank" && !meta->rank) {
+      if (!GetInt(field.value(), "rank", &meta->rank)) return false;
+    } else if (key == "world_size" && !meta->world_size) {
+      if (!GetInt(field.value(), "world_size", &meta->world_size)) return false;
     }
   }
   return true;
@@ -381,6 +484,10 @@ bool WindowReader::Read(od::document& doc, const TraceEventVisitor& visit, Trace
         if (!w_.last) return false;
       } else if (key == "nodescope") {
         if (!ReadNodescope(field.value(), meta)) return false;
+      } else if (key == "baseTimeNanoseconds") {
+        if (!GetUint(field.value(), "baseTimeNanoseconds", &meta->base_time_ns)) return false;
+      } else if (key == "distributedInfo") {
+        if (!ReadDistributedInfo(field.value(), meta)) return false;
       }
     }
     if (!saw_events) {

@@ -33,13 +33,14 @@ class WindowReader {
  public:
   // Strings are unescaped into `strings`, which must hold the window plus simdjson's padding.
   WindowReader(std::string_view name, const Window& window, simdjson::ondemand::parser& parser,
-               uint8_t* strings)
+               uint8_t* strings, bool raw_events = false)
       : name_(name),
         w_(window),
         parser_(parser),
         strings_(strings),
         skip_first_(window.resumed),
-        pending_start_(window.pos) {}
+        pending_start_(window.pos),
+        raw_events_(raw_events) {}
 
   // False on an error (TakeError()) or, in a window that is not the last, when "traceEvents" ends.
   bool Read(simdjson::ondemand::document& doc, const TraceEventVisitor& visit, TraceMetadata* meta);
@@ -100,6 +101,11 @@ class WindowReader {
   bool ReadEvent(simdjson::ondemand::value& v, TraceEvent* event);
   bool ReadArgs(simdjson::ondemand::value& v, TraceEvent* event);
   bool ReadNodescope(simdjson::ondemand::value& v, TraceMetadata* meta);
+  bool ReadJob(simdjson::ondemand::value& v, TraceMetadata* meta);
+  bool ReadMerged(simdjson::ondemand::value& v, TraceMetadata* meta);
+  bool ReadDistributedInfo(simdjson::ondemand::value& v, TraceMetadata* meta);
+  // The event's text from `at` (its '{') to its '}', once its fields have been read.
+  bool RawEvent(const char* at, TraceEvent* event);
 
   std::string_view name_;
   Window w_;
@@ -114,6 +120,7 @@ class WindowReader {
   uint64_t completed_ = 0;
   uint64_t last_start_ = 0;
   uint64_t pending_start_ = 0;
+  bool raw_events_ = false;
 };
 
 }  // namespace nodescope::analysis
