@@ -15,6 +15,7 @@
 #include "base/terminal_text.h"
 #include "cli_io.h"
 #include "nodes_output.h"
+#include "nodes_ranks.h"
 
 namespace nodescope::cli {
 namespace {
@@ -25,8 +26,9 @@ constexpr int kUnreadable = kCannotReadOrWrite;
 constexpr size_t kDefaultWidth = 100;
 
 struct NodesOptions {
-  std::string trace;
-  std::string diff;  // empty: no comparison
+  std::vector<std::string> traces;
+  std::string trace;  // traces[0]
+  std::string diff;   // empty: no comparison
   uint64_t graph = 0;
   bool graph_set = false;
   size_t top = 0;
@@ -73,18 +75,25 @@ class Progress {
 };
 
 // Reads `path`; prints why not and returns nullptr (exit status in `*rc`) when it cannot be read
-// or holds no graph-keyed work.
+// or holds no graph-keyed work. A merged trace (several processes) goes to `*merged` instead.
 std::unique_ptr<analysis::GraphNodes> Load(const std::string& path,
-                                           const analysis::NodeSeriesOptions& limits, int* rc) {
-  StatusOr<analysis::GraphNodes> nodes = [&] {
+                                           const analysis::NodeSeriesOptions& limits, int* rc,
+                                           std::vector<analysis::GraphNodes>* merged = nullptr) {
+  StatusOr<std::vector<analysis::GraphNodes>> processes = [&] {
     Progress progress(path);
-    return analysis::CollectNodeSeries(TracePath(path), progress.Fn(), limits);
+    return analysis::CollectNodeSeriesPerProcess(TracePath(path), progress.Fn(), limits);
   }();
-  if (!nodes.ok()) {
-    PrintError("nodes", nodes.status().message());
+  if (!processes.ok()) {
+    PrintError("nodes", processes.status().message());
     *rc = kUnreadable;
     return nullptr;
   }
+  if (merged != nullptr &&
+      (processes->size() > 1 || !(*processes)[0].metadata.merged_ranks.empty())) {
+    *merged = std::move(processes).value();
+    return nullptr;
+  }
+  StatusOr<analysis::GraphNodes> nodes = std::move((*processes)[0]);
   if (nodes->nodes.empty()) {
     PrintError("nodes", "no graph-launched work with graph keys in " + path +
                             " (was it recorded by nodescope run?)");
@@ -140,14 +149,67 @@ size_t OutputWidth(const NodesOptions& opts) {
 
 int Write(const std::string& text) { return WriteStdout("nodes", text) ? kOk : kUnreadable; }
 
+// Several ranks: from several traces, or the processes of one merged trace.
+int NodesAcrossRanks(const NodesOptions& opts, StatusOr<RankTraces> traces) {
+  if (!traces.ok()) {
+    PrintError("nodes", traces.status().message());
+    return kUnreadable;
+  }
+  size_t with_graphs = 0;
+  for (const analysis::RankInput& in : traces->inputs) {
+    if (in.nodes->nodes.empty()) {
+      PrintError("nodes", "warning: no graph-launched work with graph keys in " + in.source);
+    } else {
+      ++with_graphs;
+    }
+  }
+  if (with_graphs == 0) {
+    PrintError("nodes", "no graph-launched work with graph keys in any trace");
+    return kNoGraphs;
+  }
+  analysis::NodeStatsOptions filter;
+  if (opts.graph_set) filter.graph_id = opts.graph;
+  std::vector<analysis::CrossGraph> graphs = analysis::CompareRanks(traces->inputs, filter);
+  if (graphs.empty()) {
+    PrintError("nodes",
+               "no graph " + std::to_string(opts.graph) + " in " + traces->inputs[0].source +
+                   " (the first rank's graph ids: " + GraphIds(*traces->inputs[0].nodes) + ")");
+    return kNoGraphs;
+  }
+  const NodesFormat format = opts.csv    ? NodesFormat::kCsv
+                             : opts.json ? NodesFormat::kJson
+                                         : NodesFormat::kText;
+  return Write(RanksOutput(format, traces->inputs, graphs, OutputWidth(opts)));
+}
+
 int Nodes(const NodesOptions& opts) {
   GuardStandardStreams();
-  if (opts.trace == "-" && opts.diff == "-") {
+  const size_t stdin_reads =
+      std::count(opts.traces.begin(), opts.traces.end(), "-") + (opts.diff == "-" ? 1 : 0);
+  if (stdin_reads > 1) {
     PrintError("nodes", "- (standard input) can be read only once");
     return kUnreadable;
   }
+  if (opts.traces.size() > 1) {
+    if (!opts.diff.empty()) {
+      PrintError("nodes", "--diff compares two traces: give one trace before it, not " +
+                              std::to_string(opts.traces.size()));
+      return kUnreadable;
+    }
+    std::vector<std::string> paths;
+    for (const std::string& t : opts.traces) paths.push_back(TracePath(t));
+    StatusOr<RankTraces> traces = LoadRankTraces(paths, opts.limits);
+    return NodesAcrossRanks(opts, std::move(traces));
+  }
   int rc = kOk;
-  std::unique_ptr<analysis::GraphNodes> a = Load(opts.trace, opts.limits, &rc);
+  std::vector<analysis::GraphNodes> merged;
+  std::unique_ptr<analysis::GraphNodes> a =
+      Load(opts.trace, opts.limits, &rc, opts.diff.empty() ? &merged : nullptr);
+  if (!merged.empty()) {
+    std::vector<StatusOr<std::vector<analysis::GraphNodes>>> loaded;
+    loaded.emplace_back(std::move(merged));
+    return NodesAcrossRanks(opts, AssembleRankTraces({opts.trace}, std::move(loaded)));
+  }
   if (a == nullptr) return rc;
   std::unique_ptr<analysis::GraphNodes> b;
   if (!opts.diff.empty()) {
@@ -244,7 +306,16 @@ constexpr char kDetails[] =
     "A node sequence is the node names in node-ordinal order (node id & 0xffffffff); two are the\n"
     "same when they have as many nodes with equal names position by position. Nodes of pairs\n"
     "from passes 1 and 2 match position by position, in pass 3 by node ordinal (the name may\n"
-    "differ: shown as A -> B). Everything else is listed as only in A or only in B.";
+    "differ: shown as A -> B). Everything else is listed as only in A or only in B.\n"
+    "\n"
+    "Several traces (one per rank: nodescope run names them <stem>-rank<R>.json), or one merged\n"
+    "by `nodescope merge`, are read in parallel and compared across ranks: graphs are matched\n"
+    "with the first rank's as --diff matches them; per node, the min / median / max of the\n"
+    "ranks' means and the slowest rank; for collectives (ncclDevKernel_*, ncclKernel_*), each\n"
+    "rank's wait: per replay (matched by index), the time from its own start to the latest\n"
+    "start of the same node on any rank. The straggler is the (node, rank) furthest above the\n"
+    "node's median, collectives aside (their durations include the wait). --csv and --json:\n"
+    "one row per (rank, node).";
 
 // Adds the subcommand to `app`; when it is chosen, `*exit_code` receives 0 on success, 1 when a
 // trace has no graph-keyed work (or not the --graph asked for), 2 when a trace cannot be read.
@@ -253,8 +324,9 @@ CLI::App* AddNodesCommand(CLI::App& app, int* exit_code) {
   CLI::App* nodes = app.add_subcommand("nodes", kSummary);
   nodes->footer(kDetails);
   nodes
-      ->add_option("trace", opts->trace,
-                   "Trace file (Chrome-trace JSON, or gzip-compressed JSON; - reads stdin)")
+      ->add_option("traces", opts->traces,
+                   "Trace file (Chrome-trace JSON, or gzip-compressed JSON; - reads stdin); "
+                   "several: one per rank of a job, compared node by node")
       ->required()
       ->check(NotEmpty());
   nodes
@@ -278,6 +350,7 @@ CLI::App* AddNodesCommand(CLI::App& app, int* exit_code) {
       ->group("")
       ->check(CLI::PositiveNumber);
   nodes->callback([opts, exit_code, graph, width]() {
+    opts->trace = opts->traces.front();
     opts->graph_set = graph->count() > 0;
     opts->width_set = width->count() > 0;
     *exit_code = Nodes(*opts);

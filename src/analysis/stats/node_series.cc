@@ -6,6 +6,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <utility>
 
@@ -234,7 +235,55 @@ struct Grouper {
   }
 };
 
+// One Grouper per process slot of a merged trace.
+struct PerProcess {
+  static constexpr uint32_t kMaxSlots = 512;  // what `nodescope merge` writes at most
+  explicit PerProcess(const NodeSeriesOptions& options) : limits(options) {}
+
+  Status Visit(const TraceEvent& e) {
+    const uint32_t slot = ProcessSlot(e.pid);
+    if (slot >= kMaxSlots) [[unlikely]] {
+      return DataLossError(std::string(e.source) + ": byte " + std::to_string(e.offset) +
+                           ": \"pid\" " + std::to_string(e.pid.number) +
+                           " names no process of a merged trace (pids of merged traces are "
+                           "below 512 << 22)");
+    }
+    while (groupers.size() <= slot) groupers.push_back(std::make_unique<Grouper>(limits));
+    return groupers[slot]->Visit(e);
+  }
+
+  std::vector<GraphNodes> Finish(const TraceMetadata& metadata) {
+    if (groupers.empty()) groupers.push_back(std::make_unique<Grouper>(limits));
+    std::vector<GraphNodes> out;
+    for (auto& g : groupers) out.push_back(g->Finish(metadata));
+    return out;
+  }
+
+  NodeSeriesOptions limits;
+  std::vector<std::unique_ptr<Grouper>> groupers;
+};
+
 }  // namespace
+
+StatusOr<std::vector<GraphNodes>> CollectNodeSeriesPerProcess(const std::string& path,
+                                                              const ProgressFn& progress,
+                                                              const NodeSeriesOptions& limits) {
+  PerProcess p(limits);
+  TraceReadOptions options;
+  options.progress = progress;
+  ASSIGN_OR_RETURN(TraceMetadata metadata,
+                   ReadTraceFile(
+                       path, [&p](const TraceEvent& e) { return p.Visit(e); }, options));
+  return p.Finish(metadata);
+}
+
+StatusOr<std::vector<GraphNodes>> CollectNodeSeriesPerProcessFromText(
+    std::string_view name, std::string_view json, const NodeSeriesOptions& limits) {
+  PerProcess p(limits);
+  ASSIGN_OR_RETURN(TraceMetadata metadata,
+                   ReadTraceText(name, json, [&p](const TraceEvent& e) { return p.Visit(e); }));
+  return p.Finish(metadata);
+}
 
 StatusOr<GraphNodes> CollectNodeSeries(const std::string& path, const ProgressFn& progress,
                                        const NodeSeriesOptions& limits) {

@@ -101,4 +101,14 @@ StatusOr<GraphNodes> CollectNodeSeries(const std::string& path,
 StatusOr<GraphNodes> CollectNodeSeriesFromText(std::string_view name, std::string_view json,
                                                const NodeSeriesOptions& limits = {});
 
+// The same, one GraphNodes per process of a merged trace (`nodescope merge`; the process slot
+// of reader/trace_event.h), indexed by slot: one element for a trace of one process. Graph keys
+// of two processes never meet. `limits` holds for each process. Each element's metadata is the
+// trace's (merged_ranks names each slot's rank).
+StatusOr<std::vector<GraphNodes>> CollectNodeSeriesPerProcess(const std::string& path,
+                                                              const ProgressFn& progress = nullptr,
+                                                              const NodeSeriesOptions& limits = {});
+StatusOr<std::vector<GraphNodes>> CollectNodeSeriesPerProcessFromText(
+    std::string_view name, std::string_view json, const NodeSeriesOptions& limits = {});
+
 }  // namespace nodescope::analysis

@@ -1,0 +1,41 @@
+// `nodescope nodes rank*.json` (or a merged trace): the same graph on several ranks
+// (analysis/stats/rank_stats.h), read in parallel, printed as text, CSV or JSON.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analysis/stats/node_series.h"
+#include "analysis/stats/rank_stats.h"
+#include "base/status.h"
+#include "nodes_output.h"  // NodesFormat
+
+namespace nodescope::cli {
+
+// Every process of every trace: one per file, or one per rank of a merged trace. Inputs are
+// ordered by rank (those without one after them, in argument order); the first is the reference.
+struct RankTraces {
+  std::vector<std::unique_ptr<analysis::GraphNodes>> nodes;
+  std::vector<analysis::RankInput> inputs;  // point into `nodes`
+};
+
+// The processes of each file (CollectNodeSeriesPerProcess), named by `names`, as inputs.
+StatusOr<RankTraces> AssembleRankTraces(
+    const std::vector<std::string>& names,
+    std::vector<StatusOr<std::vector<analysis::GraphNodes>>> loaded);
+
+// Reads `paths` on up to `threads` threads (one trace each at a time; 0: the machine's cores).
+StatusOr<RankTraces> LoadRankTraces(const std::vector<std::string>& paths,
+                                    const analysis::NodeSeriesOptions& limits, size_t threads = 0);
+// The same from traces in memory (name, JSON), for tests.
+StatusOr<RankTraces> RankTracesFromText(
+    const std::vector<std::pair<std::string, std::string>>& traces);
+
+// Text: per graph, its straggler and one line per node (spread of the ranks' means, slowest
+// rank, a collective's largest mean wait and whose). CSV and JSON: one row per (rank, node).
+std::string RanksOutput(NodesFormat format, const std::vector<analysis::RankInput>& inputs,
+                        const std::vector<analysis::CrossGraph>& graphs, size_t width);
+
+}  // namespace nodescope::cli
