@@ -68,11 +68,23 @@ std::string Number(double v) {
   return buf;
 }
 
-// "graph 5 node 21474836480 (5<<32|0)".
-std::string KeyText(const GraphKey& key) {
-  return "graph " + std::to_string(key.graph_id) + " node " + std::to_string(key.node_id) + " (" +
-         std::to_string(key.node_id >> 32) + "<<32|" + std::to_string(key.node_id & 0xFFFFFFFFu) +
-         ")";
+// The rank of a key's process in a merged trace (`nodescope merge`), or -1 when not merged or
+// unknown.
+int64_t RankOf(const GraphKey& key, const AliasReport& r) {
+  return key.process < r.merged_ranks.size() ? r.merged_ranks[key.process] : -1;
+}
+
+// "graph 5 node 21474836480 (5<<32|0)", after "rank 1 " in a merged trace.
+std::string KeyText(const GraphKey& key, const AliasReport& r) {
+  std::string rank;
+  if (!r.merged_ranks.empty()) {
+    const int64_t n = RankOf(key, r);
+    rank =
+        n >= 0 ? "rank " + std::to_string(n) + " " : "process " + std::to_string(key.process) + " ";
+  }
+  return rank + "graph " + std::to_string(key.graph_id) + " node " + std::to_string(key.node_id) +
+         " (" + std::to_string(key.node_id >> 32) + "<<32|" +
+         std::to_string(key.node_id & 0xFFFFFFFFu) + ")";
 }
 
 class Table {
@@ -103,6 +115,15 @@ std::string FormatText(const std::string& path, const AliasReport& r) {
   t.Row("GPU events (kernel/copy/fill)", to_string(r.gpu_events) + " (" + to_string(r.kernels) +
                                              "/" + to_string(r.copies) + "/" + to_string(r.fills) +
                                              ")");
+  if (!r.merged_ranks.empty()) {
+    std::string ranks;
+    for (size_t i = 0; i < r.merged_ranks.size(); ++i) {
+      ranks += (i ? ", " : "") +
+               (r.merged_ranks[i] >= 0 ? to_string(r.merged_ranks[i]) : std::string("?"));
+    }
+    t.Row("merged processes",
+          to_string(r.merged_ranks.size()) + " (ranks " + ranks + "; keys are per process)");
+  }
   t.Row("with graph keys", to_string(r.with_both_keys));
   if (r.zero_keys > 0) t.Row("with keys 0/0 (not from a graph)", to_string(r.zero_keys));
   t.Row("graph ids", to_string(r.graph_ids));
@@ -128,14 +149,14 @@ std::string FormatText(const std::string& path, const AliasReport& r) {
     if (a.other_name_events > 0) {
       names += ", and " + to_string(a.other_name_events) + " x further names (not counted apart)";
     }
-    t.Detail(KeyText(a.key) + ": " + names);
+    t.Detail(KeyText(a.key, r) + ": " + names);
   }
   t.More(r.aliased.size(), kListed);
 
   t.Row("node >> 32 != graph id", to_string(r.mismatched.size()));
   for (size_t i = 0; i < std::min(r.mismatched.size(), kListed); ++i) {
     const analysis::MismatchedKey& m = r.mismatched[i];
-    t.Detail(KeyText(m.key) + ": " + to_string(m.events) +
+    t.Detail(KeyText(m.key, r) + ": " + to_string(m.events) +
              (m.events == 1 ? " event, " : " events, ") + Quoted(m.name));
   }
   t.More(r.mismatched.size(), kListed);
@@ -175,7 +196,18 @@ std::string FormatText(const std::string& path, const AliasReport& r) {
   return t.text();
 }
 
-void WriteKey(JsonOutput& o, const GraphKey& key) {
+void WriteKey(JsonOutput& o, const GraphKey& key, const AliasReport& r) {
+  if (!r.merged_ranks.empty()) {
+    o.Raw("\"process\":");
+    o.Uint(key.process);
+    o.Raw(",\"rank\":");
+    if (RankOf(key, r) >= 0) {
+      o.Int(RankOf(key, r));
+    } else {
+      o.Raw("null");
+    }
+    o.Char(',');
+  }
   o.Raw("\"graph_id\":");
   o.Uint(key.graph_id);
   o.Raw(",\"graph_node_id\":");
@@ -218,7 +250,7 @@ void WriteJson(JsonOutput& o, const std::string& path, const AliasReport& r) {
   o.Raw(",\"aliased\":");
   WriteList(o, r.aliased, [&](const analysis::AliasedKey& a) {
     o.Char('{');
-    WriteKey(o, a.key);
+    WriteKey(o, a.key, r);
     if (a.other_name_events > 0) {
       o.Raw(",\"other_name_events\":");
       o.Uint(a.other_name_events);
@@ -238,7 +270,7 @@ void WriteJson(JsonOutput& o, const std::string& path, const AliasReport& r) {
   o.Raw(",\"mismatched\":");
   WriteList(o, r.mismatched, [&](const analysis::MismatchedKey& m) {
     o.Char('{');
-    WriteKey(o, m.key);
+    WriteKey(o, m.key, r);
     o.Raw(",\"events\":");
     o.Uint(m.events);
     o.Raw(",\"name\":");
@@ -333,7 +365,7 @@ int Check(const CheckOptions& opts) {
 // Shown by `nodescope check --help`, below the options.
 constexpr char kDetails[] =
     "Memory stays bounded whatever the trace's size: the check holds at most 2097152 distinct\n"
-    "(graph id, graph node id) keys (a 32-byte entry and a flat index slot each) and 128 MiB of\n"
+    "(graph id, graph node id) keys (a 40-byte entry and a flat index slot each) and 128 MiB of\n"
     "distinct names, beside the reader's window of at most 64 MiB. Events on keys past those\n"
     "limits are counted, not checked: the table says how many (\"keys not checked\"), the\n"
     "verdict says \"incomplete\", and the exit status is 1, since the check no longer proves\n"

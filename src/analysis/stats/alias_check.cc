@@ -73,7 +73,7 @@ void AliasChecker::Add(const TraceEvent& event) {
     return;
   }
   ++counts_.with_both_keys;
-  const GraphKey key{*event.graph_id, *event.graph_node_id};
+  const GraphKey key{*event.graph_id, *event.graph_node_id, ProcessSlot(event.pid)};
   uint32_t index = index_.Find(key);
   if (index == FlatIndexMap<GraphKey, KeyHash>::kAbsent) {
     std::optional<uint32_t> name;
@@ -120,18 +120,20 @@ AliasReport AliasChecker::Finish(const TraceMetadata& metadata) {
   report.has_nodescope_metadata = metadata.has_nodescope;
   report.withheld = metadata.withheld;
   report.dropped_total = metadata.dropped_total;
+  report.merged_ranks = metadata.merged_ranks;
   report.keys = keys_.size();
   report.names = names_;
   index_ = {};  // not needed any more: its memory goes to what follows
 
   // Distinct graph ids, and events per distinct node id, by sorting (no hash map per id).
-  std::vector<uint64_t> ids;
+  std::vector<std::pair<uint32_t, uint64_t>> ids;  // (process, graph id)
   ids.reserve(keys_.size());
-  for (const KeyEntry& entry : keys_) ids.push_back(entry.key.graph_id);
+  for (const KeyEntry& entry : keys_) ids.emplace_back(entry.key.process, entry.key.graph_id);
   std::sort(ids.begin(), ids.end());
   report.graph_ids = static_cast<uint64_t>(std::unique(ids.begin(), ids.end()) - ids.begin());
   ids = {};
-  std::vector<std::pair<uint64_t, uint64_t>> per_key;  // (node id, events)
+  // ((process, node id), events)
+  std::vector<std::pair<std::pair<uint32_t, uint64_t>, uint64_t>> per_key;
   per_key.reserve(keys_.size());
   size_t mismatched = 0;
   for (const KeyEntry& entry : keys_) {
@@ -141,7 +143,7 @@ AliasReport AliasChecker::Finish(const TraceMetadata& metadata) {
       for (const auto& other : others->names) events += other.second;
       events += others->untracked_events;
     }
-    per_key.emplace_back(entry.key.node_id, events);
+    per_key.emplace_back(std::pair{entry.key.process, entry.key.node_id}, events);
     if ((entry.key.node_id >> 32) != entry.key.graph_id) ++mismatched;
   }
   report.mismatched.reserve(mismatched);

@@ -22,10 +22,13 @@ enum class GpuEventKind : uint8_t { kNone, kKernel, kCopy, kFill };
 // (all compared case-insensitively). Anything else is not device work.
 GpuEventKind ClassifyCategory(std::string_view cat);
 
-// A ("graph id", "graph node id") pair as written in the trace.
+// A ("graph id", "graph node id") pair as written in the trace, and the process it belongs to in
+// a merged trace (ProcessSlot, reader/trace_event.h; 0 in a trace of one process): the graph ids
+// of two processes never meet.
 struct GraphKey {
   uint64_t graph_id = 0;
   uint64_t node_id = 0;
+  uint32_t process = 0;
   friend bool operator==(const GraphKey&, const GraphKey&) = default;
   friend auto operator<=>(const GraphKey&, const GraphKey&) = default;
 };
@@ -70,9 +73,11 @@ struct AliasReport {
   uint64_t zero_keys = 0;
   uint64_t one_key_only = 0;
   std::vector<OneKeyEvent> one_key_examples;  // the first few, in file order
-  uint64_t graph_ids = 0;                     // distinct, over events with both keys
-  uint64_t node_ids = 0;                      // distinct, over events with both keys
-  uint64_t keys = 0;                          // distinct (graph id, node id) pairs
+  uint64_t graph_ids = 0;  // distinct (process, graph id), over events with both keys
+  uint64_t node_ids = 0;   // distinct (process, node id), over events with both keys
+  uint64_t keys = 0;       // distinct (process, graph id, node id)
+  // A merged trace's ranks by process slot (TraceMetadata::merged_ranks); empty otherwise.
+  std::vector<int64_t> merged_ranks;
   // Events per distinct node id; all 0 when there are no keyed events.
   uint64_t min_per_node = 0;
   double median_per_node = 0;
@@ -100,7 +105,7 @@ struct AliasReport {
 
 // Memory bounds of the check, independent of the trace's size.
 struct AliasCheckOptions {
-  // Distinct (graph id, graph node id) keys held: a 32-byte entry and a 24-byte index slot
+  // Distinct (process, graph id, graph node id) keys held: a 40-byte entry and a 24-byte index slot
   // (at most half the slots used) each, so at most about 160 MiB at the default 2^21.
   static constexpr size_t kDefaultMaxKeys = size_t{1} << 21;
   // Bytes of distinct event names held (one copy of each name, shared by its keys), counting
@@ -128,10 +133,10 @@ class AliasChecker {
  private:
   struct KeyHash {
     uint64_t operator()(const GraphKey& k) const {
-      return MixBits(k.node_id ^ MixBits(k.graph_id));
+      return MixBits(k.node_id ^ MixBits(k.graph_id ^ (uint64_t{k.process} << 40)));
     }
   };
-  // 32 bytes per key: the common key has one name and no further allocation.
+  // 40 bytes per key: the common key has one name and no further allocation.
   struct KeyEntry {
     GraphKey key;
     uint32_t name = 0;            // the first name seen: almost every key has only this one

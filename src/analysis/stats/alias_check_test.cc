@@ -165,6 +165,30 @@ TEST(AliasCheck, AliasedAndInconsistentTogether) {
   EXPECT_EQ(r->verdict(), "aliased, inconsistent");
 }
 
+// A merged trace (`nodescope merge`): two ranks' processes (pids in slots 0 and 1) with the
+// same graph and node ids running different kernels. A key is (process, graph id, node id), so
+// that is clean; the same within one process is aliased.
+TEST(AliasCheck, KeysOfAMergedTraceArePerProcess) {
+  auto in_slot = [](std::string event, uint32_t slot) {
+    const std::string pid = "\"pid\":" + std::to_string((uint64_t{slot} << 22) | 7);
+    return event.replace(event.find("\"pid\":0"), 7, pid);
+  };
+  const std::string merged = R"({"merged":[{"rank":0},{"rank":1}]})";
+  auto r = Check(Trace({in_slot(Kernel("gemm", 2, 0), 0), in_slot(Kernel("relu", 2, 0), 1),
+                        in_slot(Kernel("gemm", 2, 0), 0), in_slot(Kernel("relu", 2, 1), 1)},
+                       merged));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->clean()) << r->verdict();
+  EXPECT_EQ(r->keys, 3u);
+  EXPECT_EQ(r->graph_ids, 2u);  // graph 2 of each process
+  EXPECT_EQ(r->node_ids, 3u);
+  EXPECT_EQ(r->merged_ranks, (std::vector<int64_t>{0, 1}));
+  r = Check(Trace({in_slot(Kernel("gemm", 2, 0), 1), in_slot(Kernel("relu", 2, 0), 1)}, merged));
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->aliased.size(), 1u);
+  EXPECT_EQ(r->aliased[0].key.process, 1u);
+}
+
 TEST(AliasCheck, TorchTraceWithoutGraphKeysIsClean) {
   auto r = Check(R"({"schemaVersion":1,"traceEvents":[
     {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":"Spans","tid":"Traces","ts":1,"dur":2,
