@@ -243,3 +243,37 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
     STDERR "more occurrences than the 400 held: 8 nodes are drawn over a sample"
     FILE "27 replays drawn: a sample, 1 in 8 replays \\(memory limit\\)")
 endif()
+
+# merge, check and nodes across ranks on the synthetic job of synthetic_job.h (make_rank_traces):
+# two ranks, rank 1 slower by 50 us at node 1 (gemm_b), rank 0 waiting for it in the all-reduce.
+if(NODESCOPE_BUILD_TESTS AND TARGET make_rank_traces)
+  set(ranks_dir ${CMAKE_CURRENT_BINARY_DIR}/ranks_cli)
+  add_test(NAME ranks_cli_setup
+           COMMAND ${CMAKE_COMMAND} -E env sh -c "rm -rf '${ranks_dir}' && mkdir -p '${ranks_dir}' && $<TARGET_FILE:make_rank_traces> '${ranks_dir}' 2 10 1 50")
+  set_tests_properties(ranks_cli_setup PROPERTIES FIXTURES_SETUP rank_traces LABELS "unit;cli")
+  nodescope_cli_test(merge two_ranks EXIT 0 ARGS ${ranks_dir}/rank1.json ${ranks_dir}/rank0.json
+    OUTPUT merged.json FILE "\"merged\":.\n    .\"slot\":0,\"rank\":0,\"world_size\":2,\"host\":\"hostA\""
+    STDOUT "^$"
+    STDERR "^nodescope merge: 2 traces, [0-9]+ events -> [^\n]*merged.json\n  slot 0   rank 0    host hostA +[+]0.000 ms  [0-9]+ events  [^\n]*rank0.json\n  slot 1   rank 1    host hostA +[+]1.000 ms")
+  nodescope_cli_test(merge missing EXIT 2 ARGS ${ranks_dir}/rank0.json ${ranks_dir}/nope.json
+    -o ${ranks_dir}/never.json STDOUT "^$" STDERR "nope.json: No such file or directory")
+  nodescope_cli_test(check merged EXIT 0 ARGS ${CMAKE_CURRENT_BINARY_DIR}/merge_cli/merged.json
+    STDERR "^$"
+    STDOUT "merged processes +2 \\(ranks 0, 1[;] keys are per process\\)\n  with graph keys +80\n  graph ids +2\n  node ids +8\n.*aliased keys +0\n.*verdict +clean\n$")
+  nodescope_cli_test(nodes ranks EXIT 0 ARGS --width 100 ${ranks_dir}/rank0.json ${ranks_dir}/rank1.json
+    STDERR "^$"
+    STDOUT "graph 2 on 2 of 2 ranks \\(rank 1: graph 3\\), 4 nodes\n  straggler      rank 1 at node 1 \\(gemm_b\\): mean 70.00 us, 50.00 us above the median of the ranks' means\n  waiting        rank 0 at node 2 \\(ncclDevKernel_AllReduce_Sum_f32_RING_LL\\): 50.00 us per replay on average, over 10 replays\n")
+  nodescope_cli_test(nodes ranks_merged EXIT 0 ARGS --width 100 ${CMAKE_CURRENT_BINARY_DIR}/merge_cli/merged.json
+    STDERR "^$" STDOUT "  straggler      rank 1 at node 1 \\(gemm_b\\)")
+  nodescope_cli_test(nodes ranks_csv EXIT 0 ARGS --csv ${ranks_dir}/rank0.json ${ranks_dir}/rank1.json
+    PARSE csv ROWS 8 STDERR "^$" STDOUT "^graph_id,node_id,rank,source,")
+  nodescope_cli_test(nodes ranks_json EXIT 0 ARGS --json ${ranks_dir}/rank0.json ${ranks_dir}/rank1.json
+    PARSE json STDERR "^$" STDOUT "\"straggler\":{\"rank\":1,\"node_id\":8589934593,\"excess_us\":50.000}")
+  nodescope_cli_test(nodes ranks_diff EXIT 2 ARGS ${ranks_dir}/rank0.json ${ranks_dir}/rank1.json
+    --diff ${ranks_dir}/rank0.json STDOUT "^$" STDERR "--diff compares two traces")
+  set_tests_properties(merge_cli_two_ranks merge_cli_missing nodes_cli_ranks nodes_cli_ranks_csv
+                       nodes_cli_ranks_json nodes_cli_ranks_diff PROPERTIES FIXTURES_REQUIRED rank_traces)
+  set_tests_properties(merge_cli_two_ranks PROPERTIES FIXTURES_SETUP merged_trace)
+  set_tests_properties(check_cli_merged nodes_cli_ranks_merged PROPERTIES FIXTURES_REQUIRED
+                       "rank_traces;merged_trace")
+endif()

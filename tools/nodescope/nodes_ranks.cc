@@ -133,7 +133,8 @@ std::string Text(const std::vector<RankInput>& inputs, const std::vector<CrossGr
       const bool waits = n.collective && std::isfinite(n.most_wait_us);
       table.Row({NodeLabel(g.graph_id, n.node_id), to_string(n.ranks.size()),
                  in_unit(n.min_mean_us), in_unit(n.median_mean_us), in_unit(n.max_mean_us),
-                 RankNumber(n.slowest_rank), waits ? in_unit(n.most_wait_us) : "-",
+                 n.max_mean_us > n.min_mean_us ? RankNumber(n.slowest_rank) : "-",
+                 waits ? in_unit(n.most_wait_us) : "-",
                  waits ? RankNumber(n.most_waiting_rank) : "-",
                  TerminalText(analysis::CappedName(n.name))});
     }
@@ -252,7 +253,7 @@ std::string RanksOutput(NodesFormat format, const std::vector<RankInput>& inputs
       } else {
         out += "null";
       }
-      out += ",\"rows\":[";
+      out += ",\"nodes\":[";
     }
     bool first = true;
     for (const CrossNode& n : g.nodes) {

@@ -1,4 +1,4 @@
-// Tests of `nodescope nodes` across ranks on synthetic jobs (rank_traces_test_support.h) with a
+// Tests of `nodescope nodes` across ranks on synthetic jobs (synthetic_job.h) with a
 // known straggler and known waits: from one trace per rank read in parallel, and from the merged
 // trace; text, CSV and JSON.
 #include "nodes_ranks.h"
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "rank_traces_test_support.h"
+#include "synthetic_job.h"
 #include "trace_merge.h"
 
 namespace nodescope::cli {
@@ -18,7 +18,7 @@ namespace {
 
 using analysis::CrossGraph;
 using analysis::CrossNode;
-using namespace testing;
+using namespace synthetic;
 
 // What every reading of the job must find: rank `straggler` slow at node 1 by `slow_us`, every
 // other rank waiting that long in the all-reduce (node 2) in each of the replays.

@@ -1,4 +1,4 @@
-// Tests of `nodescope merge` on synthetic traces of two ranks (rank_traces_test_support.h): the
+// Tests of `nodescope merge` on synthetic traces of two ranks (synthetic_job.h): the
 // result is one valid trace, each rank a process of its own, every event at its own time on one
 // axis, flow ids kept apart, graph keys kept per rank; errors name the file and the byte.
 #include "trace_merge.h"
@@ -14,13 +14,13 @@
 
 #include "analysis/reader/trace_reader.h"
 #include "export/trace_validity.h"
-#include "rank_traces_test_support.h"
+#include "synthetic_job.h"
 
 namespace nodescope::cli {
 namespace {
 
 using analysis::TraceEvent;
-using namespace testing;
+using namespace synthetic;
 
 struct Kernel {
   uint32_t slot = 0;

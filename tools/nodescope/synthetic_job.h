@@ -1,5 +1,6 @@
 // Synthetic traces of a job's ranks, written by nodescope's own writer (export/), for the tests of
-// `merge` and of `nodes` across ranks: every rank replays one graph of
+// `merge` and of `nodes` across ranks, their CLI tests (make_rank_traces) and the benchmark
+// (bench/nodes_ranks_bench.cc): every rank replays one graph of
 //   node 0  gemm_a      10 us
 //   node 1  gemm_b      20 us (+ `slow_us` on the straggler rank)
 //   node 2  ncclDevKernel_AllReduce_Sum_f32_RING_LL   (starts when node 1 ends; ends when the
@@ -11,17 +12,18 @@
 // each other rank waits `slow_us` in it in every replay.
 #pragma once
 
-#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "export/chrome_trace_writer.h"
 
-namespace nodescope::cli::testing {
+namespace nodescope::cli::synthetic {
 
 inline constexpr uint64_t kJobStart = 1700000000000000000ull;
 inline constexpr uint64_t kReplayPeriodNs = 1000000;  // 1 ms
@@ -96,18 +98,24 @@ inline Trace RankTrace(const JobShape& job, int rank) {
   return t;
 }
 
-// Writes each rank's trace into a fresh folder as rank<R>.json; returns the paths by rank.
-inline std::vector<std::string> WriteRankTraces(const JobShape& job) {
-  char tmpl[] = "/tmp/nodescope-ranks-XXXXXX";
-  std::string dir = mkdtemp(tmpl);
+// Writes each rank's trace into `dir` (a fresh folder under /tmp when empty) as rank<R>.json;
+// returns the paths by rank. Aborts when a file cannot be written.
+inline std::vector<std::string> WriteRankTraces(const JobShape& job, std::string dir = "") {
+  if (dir.empty()) {
+    char tmpl[] = "/tmp/nodescope-ranks-XXXXXX";
+    dir = mkdtemp(tmpl);
+  }
   std::vector<std::string> paths;
   for (int r = 0; r < job.ranks; ++r) {
     std::string path = dir + "/rank" + std::to_string(r) + ".json";
     Status s = WriteChromeTraceFile(RankTrace(job, r), path);
-    EXPECT_TRUE(s.ok()) << s.ToString();
+    if (!s.ok()) {
+      std::fprintf(stderr, "%s\n", s.ToString().c_str());
+      std::abort();
+    }
     paths.push_back(path);
   }
   return paths;
 }
 
-}  // namespace nodescope::cli::testing
+}  // namespace nodescope::cli::synthetic
