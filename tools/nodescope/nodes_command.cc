@@ -37,6 +37,7 @@ struct NodesOptions {
   size_t width = kDefaultWidth;
   bool width_set = false;
   analysis::NodeSeriesOptions limits;
+  size_t threads = 0;  // traces read at once across ranks; 0: the machine's cores
 };
 
 // "reading TRACE: 37%" on stderr, rewritten in place, only when stderr is a terminal.
@@ -198,7 +199,7 @@ int Nodes(const NodesOptions& opts) {
     }
     std::vector<std::string> paths;
     for (const std::string& t : opts.traces) paths.push_back(TracePath(t));
-    StatusOr<RankTraces> traces = LoadRankTraces(paths, opts.limits);
+    StatusOr<RankTraces> traces = LoadRankTraces(paths, opts.limits, opts.threads);
     return NodesAcrossRanks(opts, std::move(traces));
   }
   int rc = kOk;
@@ -346,6 +347,8 @@ CLI::App* AddNodesCommand(CLI::App& app, int* exit_code) {
   width->check(NotNegative());
   // Test seams, not for users: small limits, so a test needs no millions of events.
   nodes->add_option("--max-nodes", opts->limits.max_nodes)->group("")->check(CLI::PositiveNumber);
+  // For the benchmark (bench/nodes_ranks.sh): how many traces are read at once.
+  nodes->add_option("--threads", opts->threads)->group("")->check(NotNegative());
   nodes->add_option("--max-samples", opts->limits.max_samples)
       ->group("")
       ->check(CLI::PositiveNumber);
