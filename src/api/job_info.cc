@@ -1,8 +1,16 @@
 // Reading the job's rank from the environment (job_info.h) and the clock anchor.
 #include "api/job_info.h"
 
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
 
 #include <string_view>
 
@@ -66,6 +74,29 @@ JobInfo ReadJobInfo(const EnvLookup& env) {
   job.monotonic_ns = mono0 + (mono1 - mono0) / 2;
   job.boottime_ns = boot0 + (boot1 - boot0) / 2;
   return job;
+}
+
+bool ClaimTracePath(const std::string& path) {
+  std::string absolute = path;
+  char cwd[PATH_MAX];
+  if (!path.empty() && path[0] != '/' && getcwd(cwd, sizeof(cwd)) != nullptr) {
+    absolute = std::string(cwd) + "/" + path;
+  }
+  uint64_t hash = 1469598103934665603ull;  // FNV-1a: a name that fits sun_path whatever the path
+  for (unsigned char c : absolute) hash = (hash ^ c) * 1099511628211ull;
+  char name[64];
+  const int n = std::snprintf(name, sizeof(name), "nodescope-trace-%016llx",
+                              static_cast<unsigned long long>(hash));
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return true;
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path + 1, name, static_cast<size_t>(n));  // sun_path[0] = 0: abstract
+  const auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + n);
+  if (bind(fd, reinterpret_cast<const sockaddr*>(&addr), len) == 0) return true;  // fd kept
+  const int err = errno;
+  close(fd);
+  return err != EADDRINUSE;
 }
 
 }  // namespace nodescope

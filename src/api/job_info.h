@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 
 #include "model/trace.h"
 
@@ -27,9 +28,11 @@ using EnvLookup = std::function<const char*(const char*)>;
 // name and the clocks read now.
 JobInfo ReadJobInfo(const EnvLookup& env);
 
-// Set by a process session that named its trace by rank, inherited by the processes it starts:
-// one that has the same rank (a worker a rank spawned, holding the rank's environment) is named
-// by pid instead, so two processes never write one file.
-inline constexpr char kRankTracedVariable[] = "NODESCOPE_RANK_TRACED";
+// Claims `path` (a trace path named by rank) for this process until it ends, so two processes of
+// one host never write one file: a worker a rank started holds the rank's environment, and
+// is named by pid when the rank's own process holds the claim. The claim is an abstract Unix
+// socket named after the path made absolute (no file; the kernel drops it when the process
+// ends). True when claimed, or when no socket can be made (then nothing is checked).
+bool ClaimTracePath(const std::string& path);
 
 }  // namespace nodescope

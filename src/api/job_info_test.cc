@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <map>
 #include <string>
@@ -82,6 +83,20 @@ TEST(JobInfo, ClockAnchorIsReadTogether) {
   EXPECT_LE(job.realtime_ns, ns(after));
   EXPECT_GT(job.monotonic_ns, 0u);
   EXPECT_GE(job.boottime_ns, job.monotonic_ns);  // boottime also counts suspended time
+}
+
+// The second process of a rank (here: a second claim in this process) does not get its name;
+// another path does; a relative path is the same claim as its absolute form.
+TEST(JobInfo, ATracePathIsClaimedOnce) {
+  const std::string path = "/tmp/nodescope-claim-test-" + std::to_string(getpid()) + ".json";
+  EXPECT_TRUE(ClaimTracePath(path));
+  EXPECT_FALSE(ClaimTracePath(path));
+  EXPECT_TRUE(ClaimTracePath(path + ".other"));
+  char cwd[4096];
+  ASSERT_NE(getcwd(cwd, sizeof(cwd)), nullptr);
+  ASSERT_EQ(chdir("/tmp"), 0);
+  EXPECT_FALSE(ClaimTracePath(path.substr(5)));  // "nodescope-claim-test-N.json" in /tmp
+  ASSERT_EQ(chdir(cwd), 0);
 }
 
 }  // namespace

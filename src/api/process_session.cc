@@ -173,18 +173,14 @@ Status StartProcessSession(std::string_view backend) {
   if (g_state.load() != kIdle) return OkStatus();
   g_report_fd = report::ReportFdFromEnv();
   g_job = new JobInfo(ReadJobInfo([](const char* var) { return std::getenv(var); }));
-  // Named by rank unless a process of this rank above us already is (job_info.h).
-  if (g_job->rank >= 0) {
-    const std::string rank = std::to_string(g_job->rank);
-    const char* traced = std::getenv(kRankTracedVariable);
-    if (traced == nullptr || rank != traced) {
-      g_path_rank = g_job->rank;
-      setenv(kRankTracedVariable, rank.c_str(), 1);
-    }
+  // Named by rank unless another process of this host holds that name (job_info.h).
+  const char* output = std::getenv(report::kOutputVariable);
+  const char* root_pid = std::getenv(report::kRootPidVariable);
+  if (g_job->rank >= 0 &&
+      ClaimTracePath(report::TracePathFor(output, root_pid, getpid(), g_job->rank))) {
+    g_path_rank = g_job->rank;
   }
-  g_path = new std::string(report::TracePathFor(std::getenv(report::kOutputVariable),
-                                                std::getenv(report::kRootPidVariable), getpid(),
-                                                g_path_rank));
+  g_path = new std::string(report::TracePathFor(output, root_pid, getpid(), g_path_rank));
   auto fail = [&](const Status& s) {
     report::Line line;
     line.kind = report::Line::Kind::kError;

@@ -271,8 +271,14 @@ if(NODESCOPE_BUILD_TESTS AND TARGET make_rank_traces)
     PARSE json STDERR "^$" STDOUT "\"straggler\":{\"rank\":1,\"node_id\":8589934593,\"excess_us\":50.000}")
   nodescope_cli_test(nodes ranks_diff EXIT 2 ARGS ${ranks_dir}/rank0.json ${ranks_dir}/rank1.json
     --diff ${ranks_dir}/rank0.json STDOUT "^$" STDERR "--diff compares two traces")
+  nodescope_cli_test(plot ranks EXIT 0 ARGS --node 1 ${ranks_dir}/rank0.json ${ranks_dir}/rank1.json
+    OUTPUT ranks.svg STDERR "^$" STDOUT "^wrote [^\n]*ranks.svg\n$"
+    FILE "rank 0: gemm_b.*rank 1: gemm_b")
+  nodescope_cli_test(plot ranks_no_node EXIT 2 ARGS ${ranks_dir}/rank0.json ${ranks_dir}/rank1.json
+    OUTPUT never.svg STDOUT "^$" STDERR "several ranks: name one node")
   set_tests_properties(merge_cli_two_ranks merge_cli_missing nodes_cli_ranks nodes_cli_ranks_csv
-                       nodes_cli_ranks_json nodes_cli_ranks_diff PROPERTIES FIXTURES_REQUIRED rank_traces)
+                       nodes_cli_ranks_json nodes_cli_ranks_diff plot_cli_ranks
+                       plot_cli_ranks_no_node PROPERTIES FIXTURES_REQUIRED rank_traces)
   set_tests_properties(merge_cli_two_ranks PROPERTIES FIXTURES_SETUP merged_trace)
   set_tests_properties(check_cli_merged nodes_cli_ranks_merged PROPERTIES FIXTURES_REQUIRED
                        "rank_traces;merged_trace")

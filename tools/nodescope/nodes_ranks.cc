@@ -214,6 +214,46 @@ StatusOr<RankTraces> LoadRankTraces(const std::vector<std::string>& paths,
   return AssembleRankTraces(paths, std::move(loaded));
 }
 
+StatusOr<GraphNodes> NodeAcrossRanks(const RankTraces& traces, std::optional<uint64_t> graph_id,
+                                     uint64_t node) {
+  analysis::NodeStatsOptions filter;
+  filter.graph_id = graph_id;
+  for (const CrossGraph& g : analysis::CompareRanks(traces.inputs, filter)) {
+    for (const CrossNode& n : g.nodes) {
+      if (n.node_id != node &&
+          ((n.node_id >> 32) != g.graph_id || (n.node_id & 0xFFFFFFFFu) != node)) {
+        continue;
+      }
+      GraphNodes out;
+      auto pool = std::make_shared<analysis::NamePool>(size_t{64} << 20);
+      auto intern = [&](std::string_view s) {
+        std::optional<uint32_t> id = pool->Intern(s);
+        return id ? pool->Get(*id) : std::string_view();
+      };
+      for (const RankNode& r : n.ranks) {
+        const GraphNodes& rank_nodes = *traces.inputs[r.input].nodes;
+        for (const analysis::NodeSeries& s : rank_nodes.nodes) {
+          if (s.graph_id != r.graph_id || s.node_id != r.node_id) continue;
+          analysis::NodeSeries copy = s;
+          copy.graph_id = g.graph_id;
+          copy.node_id = (g.graph_id << 32) | r.input;
+          copy.name = intern(Rank(r.rank) + ": " + std::string(s.name));
+          copy.cat = intern(s.cat);
+          copy.scope = intern(s.scope);
+          out.gpu_events += s.count();
+          out.keyed_events += s.count();
+          out.nodes.push_back(std::move(copy));
+        }
+      }
+      out.metadata = traces.inputs[0].nodes->metadata;
+      out.strings = std::move(pool);
+      return out;
+    }
+  }
+  return NotFoundError("no node " + to_string(node) + " in the first rank's graphs" +
+                       (graph_id ? " (graph " + to_string(*graph_id) + ")" : std::string()));
+}
+
 StatusOr<RankTraces> RankTracesFromText(
     const std::vector<std::pair<std::string, std::string>>& traces) {
   std::vector<std::string> names;

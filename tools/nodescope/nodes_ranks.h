@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,14 @@ StatusOr<RankTraces> LoadRankTraces(const std::vector<std::string>& paths,
 // The same from traces in memory (name, JSON), for tests.
 StatusOr<RankTraces> RankTracesFromText(
     const std::vector<std::pair<std::string, std::string>>& traces);
+
+// One node of the reference rank's graphs on every rank, as a GraphNodes of one graph (the
+// reference's id) whose nodes are the ranks: node ordinal = input index, named "rank R: NAME",
+// with each rank's occurrences, for `plot` (one line per rank). `node` is a node id or its
+// ordinal (node id & 0xffffffff); `graph_id` limits the search to that graph of the reference.
+// NOT_FOUND when no graph holds the node.
+StatusOr<analysis::GraphNodes> NodeAcrossRanks(const RankTraces& traces,
+                                               std::optional<uint64_t> graph_id, uint64_t node);
 
 // Text: per graph, its straggler and one line per node (spread of the ranks' means, slowest
 // rank, a collective's largest mean wait and whose). CSV and JSON: one row per (rank, node).

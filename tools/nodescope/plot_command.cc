@@ -17,6 +17,7 @@
 #include "base/atomic_file.h"
 #include "base/terminal_text.h"
 #include "cli_io.h"
+#include "nodes_ranks.h"
 
 namespace nodescope::cli {
 namespace {
@@ -26,7 +27,8 @@ constexpr int kNothingToPlot = 1;
 constexpr int kUnusable = kCannotReadOrWrite;
 
 struct PlotCommandOptions {
-  std::string trace;
+  std::vector<std::string> traces;
+  std::string trace;  // traces[0]
   std::string output;
   std::optional<uint64_t> graph;
   std::vector<uint64_t> nodes;
@@ -59,11 +61,32 @@ int Plot(const PlotCommandOptions& opts) {
     PrintError("plot", "-o " + opts.output + ": the output must end in .svg or .html");
     return kUnusable;
   }
-  StatusOr<analysis::GraphNodes> nodes =
-      analysis::CollectNodeSeries(TracePath(opts.trace), nullptr, opts.limits);
-  if (!nodes.ok()) {
-    PrintError("plot", nodes.status().message());
+  // Every rank of every trace (one per file, or the ranks of a merged trace): several ranks
+  // draw one node across them, one line per rank.
+  std::vector<std::string> paths;
+  for (const std::string& t : opts.traces) paths.push_back(TracePath(t));
+  StatusOr<RankTraces> ranks = LoadRankTraces(paths, opts.limits);
+  if (!ranks.ok()) {
+    PrintError("plot", ranks.status().message());
     return kUnusable;
+  }
+  StatusOr<analysis::GraphNodes> nodes = InternalError("no trace");
+  std::string what = opts.trace;
+  if (ranks->inputs.size() > 1) {
+    if (opts.nodes.size() != 1) {
+      PrintError("plot",
+                 "several ranks: name one node to draw across them (--node ID, as "
+                 "`nodescope nodes` lists the first rank's)");
+      return kUnusable;
+    }
+    nodes = NodeAcrossRanks(*ranks, opts.graph, opts.nodes[0]);
+    if (!nodes.ok()) {
+      PrintError("plot", nodes.status().message());
+      return kNothingToPlot;
+    }
+    what = std::to_string(ranks->inputs.size()) + " ranks";
+  } else {
+    nodes = std::move(*ranks->nodes[0]);
   }
   if (nodes->mismatched_nodes > 0) {
     PrintError("plot", "warning: " + opts.trace + ": " + std::to_string(nodes->mismatched_nodes) +
@@ -88,9 +111,15 @@ int Plot(const PlotCommandOptions& opts) {
   analysis::PlotOptions plot;
   plot.graph_id = opts.graph;
   plot.node_ids = opts.nodes;
+  if (ranks->inputs.size() > 1) {  // the nodes are the ranks now
+    plot.graph_id =
+        nodes->nodes.empty() ? std::nullopt : std::optional<uint64_t>(nodes->nodes[0].graph_id);
+    plot.node_ids.clear();
+  }
   plot.heatmap = opts.heatmap;
   plot.width = opts.width;
   plot.source = opts.trace == "-" ? "stdin" : BaseName(opts.trace);
+  if (opts.traces.size() > 1) plot.source = what;
   StatusOr<std::string> picture =
       format == Format::kHtml ? RenderPlotHtml(*nodes, plot) : RenderPlotSvg(*nodes, plot);
   if (!picture.ok()) {
@@ -115,8 +144,9 @@ CLI::App* AddPlotCommand(CLI::App& app, int* exit_code) {
       "Draw each graph node's duration over the replays: one line per node, or a heat map for "
       "many nodes, as a self-contained SVG or HTML file. Exit status: 0 written, 1 nothing to "
       "plot (no graph keys, unknown --graph/--node), 2 unreadable trace or unwritable output");
-  plot->add_option("trace", opts->trace,
-                   "Trace file (Chrome-trace JSON, or gzip-compressed JSON; - reads stdin)")
+  plot->add_option("traces", opts->traces,
+                   "Trace file (Chrome-trace JSON, or gzip-compressed JSON; - reads stdin); "
+                   "several (one per rank) or a merged one: --node drawn across the ranks")
       ->required()
       ->check(NotEmpty());
   plot->add_option("-o,--output", opts->output, "Output file: FILE.svg or FILE.html")->required();
@@ -140,7 +170,10 @@ CLI::App* AddPlotCommand(CLI::App& app, int* exit_code) {
   plot->add_option("--max-samples", opts->limits.max_samples)
       ->group("")
       ->check(CLI::PositiveNumber);
-  plot->callback([opts, exit_code]() { *exit_code = Plot(*opts); });
+  plot->callback([opts, exit_code]() {
+    opts->trace = opts->traces.front();
+    *exit_code = Plot(*opts);
+  });
   return plot;
 }
 
