@@ -257,6 +257,8 @@ if(NODESCOPE_BUILD_TESTS AND TARGET make_rank_traces)
     STDERR "^nodescope merge: 2 traces, [0-9]+ events -> [^\n]*merged.json\n  slot 0   rank 0    host hostA +[+]0.000 ms  [0-9]+ events  [^\n]*rank0.json\n  slot 1   rank 1    host hostA +[+]1.000 ms")
   nodescope_cli_test(merge missing EXIT 2 ARGS ${ranks_dir}/rank0.json ${ranks_dir}/nope.json
     -o ${ranks_dir}/never.json STDOUT "^$" STDERR "nope.json: No such file or directory")
+  nodescope_cli_test(merge stdin EXIT 2 ARGS - -o ${ranks_dir}/never.json STDOUT "^$"
+    STDERR "standard input. cannot be merged")
   nodescope_cli_test(check merged EXIT 0 ARGS ${CMAKE_CURRENT_BINARY_DIR}/merge_cli/merged.json
     STDERR "^$"
     STDOUT "merged processes +2 \\(ranks 0, 1[;] keys are per process\\)\n  with graph keys +80\n  graph ids +2\n  node ids +8\n.*aliased keys +0\n.*verdict +clean\n$")

@@ -21,6 +21,12 @@ struct MergeOptions {
 };
 
 int Merge(const MergeOptions& opts) {
+  for (const std::string& t : opts.traces) {
+    if (t == "-") {  // each input is read twice: its header, then its events
+      PrintError("merge", "- (standard input) cannot be merged: give the trace files");
+      return kCannotReadOrWrite;
+    }
+  }
   StatusOr<AtomicFile> file = AtomicFile::Create(opts.output);
   if (!file.ok()) {
     PrintError("merge", file.status().message());
