@@ -25,7 +25,9 @@ struct ReconstructingAttributor::LaunchSlot {
   std::atomic<uint32_t> dispatches{0};
   std::atomic<uint32_t> ended{0};
   std::atomic<uint64_t> stream{0};
-  // Other threads' launches open at some moment during this one: (thread << 32 | seq) + 1.
+  // The streams of other threads' launches open at some moment during this one (kUnknownStream
+  // where a launch's stream was not known), each once.
+  static constexpr uint64_t kUnknownStream = ~uint64_t{0};
   std::atomic<uint32_t> peer_count{0};
   std::atomic<uint64_t> peers[kMaxPeers] = {};
   uint8_t verdict = 0;  // decoder only: 0 not judged, 1 keyed, 2 withheld (hazard)
@@ -246,33 +248,45 @@ ReconstructingAttributor::TwoVersions::Verdict ReconstructingAttributor::TwoVers
   return kStale;
 }
 
-void ReconstructingAttributor::Resolve(GpuActivity& a, uint64_t tag, uint64_t queue) {
-  a.graph_id = 0;
-  a.graph_node_id = 0;
-  if (tag == 0) return;  // not launched from a graph (or from a thread we could not follow)
+bool ReconstructingAttributor::Resolve(GpuActivity& a, uint64_t tag, uint64_t queue, bool final) {
   auto thread = static_cast<uint32_t>(tag >> 52);
   auto seq = static_cast<uint32_t>(tag >> 20);
   auto ordinal = static_cast<uint32_t>((tag >> 1) & kOrdinalMax);
   bool wrong = (tag & 1u) != 0;
-  ThreadState* t =
-      thread <= kMaxThreads ? threads_[thread].load(std::memory_order_acquire) : nullptr;
+  ThreadState* t = tag != 0 && thread <= kMaxThreads
+                       ? threads_[thread].load(std::memory_order_acquire)
+                       : nullptr;
   LaunchSlot* slot = t != nullptr ? t->SlotAt(seq) : nullptr;
+  // The hazard first, before anything is learned from a launch that may hold another's work.
+  Hazard hazard = Hazard::kProven;
+  if (slot != nullptr && slot->ended.load(std::memory_order_acquire) != 0 &&
+      slot->peer_count.load(std::memory_order_acquire) != 0) {
+    hazard = HazardVerdict(slot, queue, final);
+    if (hazard == Hazard::kUndecided) return false;
+  }
+  a.graph_id = 0;
+  a.graph_node_id = 0;
+  if (tag == 0) return true;  // not launched from a graph (or from a thread we could not follow)
   if (slot == nullptr) {
     withheld_.Add(WithheldReason::kWrongLaunch);  // a tag we never issued
-    return;
+    return true;
   }
   uint32_t graph_id = slot->graph_id.load(std::memory_order_acquire);
   if (graph_id == 0) {
     withheld_.Add(WithheldReason::kGraphIdTooLarge);
-    return;
+    return true;
   }
   if (wrong) {
     withheld_.Add(WithheldReason::kWrongLaunch);
-    return;
+    return true;
   }
   if (slot->ended.load(std::memory_order_acquire) == 0) {
     withheld_.Add(WithheldReason::kLaunchInProgress);
-    return;
+    return true;
+  }
+  if (hazard == Hazard::kWithheld) {
+    withheld_.Add(WithheldReason::kHazardUnproven);
+    return true;
   }
   const uint32_t count = slot->dispatches.load(std::memory_order_relaxed);
   const uint32_t version = slot->version.load(std::memory_order_relaxed);
@@ -284,15 +298,11 @@ void ReconstructingAttributor::Resolve(GpuActivity& a, uint64_t tag, uint64_t qu
           : g.count.Check(version, count, &unused);  // unreported: a version's first launch
   if (counted == TwoVersions::kStale) [[unlikely]] {
     withheld_.Add(WithheldReason::kStaleExecVersion);
-    return;
+    return true;
   }
   if (counted != TwoVersions::kOk || ordinal >= count) [[unlikely]] {
     withheld_.Add(WithheldReason::kDispatchCountMismatch);
-    return;
-  }
-  if (slot->peer_count.load(std::memory_order_acquire) != 0 && !HazardProven(slot, queue)) {
-    withheld_.Add(WithheldReason::kHazardUnproven);
-    return;
+    return true;
   }
   const uint32_t identity = IdentityOf(a);
   if (ordinal >= g.nodes.size()) g.nodes.resize(size_t{ordinal} + 1);
@@ -302,17 +312,18 @@ void ReconstructingAttributor::Resolve(GpuActivity& a, uint64_t tag, uint64_t qu
       break;
     case TwoVersions::kMismatch:
       withheld_.Add(WithheldReason::kIdentityMismatch);
-      return;
+      return true;
     case TwoVersions::kStale:
       withheld_.Add(WithheldReason::kStaleExecVersion);
-      return;
+      return true;
   }
   if (*key == TwoVersions::kNone && !keys_.Key(graph_id, ordinal, identity, key)) [[unlikely]] {
     withheld_.Add(WithheldReason::kOrdinalSpaceExhausted);
-    return;
+    return true;
   }
   a.graph_id = graph_id;
   a.graph_node_id = (uint64_t{graph_id} << 32) | *key;
+  return true;
 }
 
 // ---- The hazard: peers (launching threads) and their proof (decoder). ----
@@ -329,14 +340,15 @@ void AddPeer(std::atomic<uint32_t>& count, std::atomic<uint64_t>* peers, uint64_
 }  // namespace
 
 // Called as the thread's outermost launch begins (after publishing it in current_) and as it ends
-// (after clearing current_), before `ended` is set: every other thread's launch open at any moment
-// of this one is then in this slot's peers, and this one in each of theirs (seq_cst: of two
-// launches that overlap, at least one sees the other open and writes both slots; one seen only
-// by this end scan was added by it, and one that saw this launch but ended first wrote its entry
-// before this scan found it closed).
+// (after clearing current_), before `ended` is set: the stream of every other thread's launch open
+// at any moment of this one is then in this slot's peers, and this one's in each of theirs
+// (seq_cst: of two launches that overlap, at least one sees the other open and writes both slots;
+// one seen only by this end scan was added by it, and one that saw this launch but ended first
+// wrote its entry before this scan found it closed). Peers are streams, not launches: a long
+// launch overlaps many short ones of the same few streams.
 void ReconstructingAttributor::RecordPeers(ThreadState* t, LaunchSlot* slot, uint32_t seq,
                                            bool at_end) {
-  const uint64_t me = (uint64_t{t->index_} << 32 | seq) + 1;
+  const uint64_t mine = slot->stream.load(std::memory_order_relaxed);
   if (at_end) {
     t->current_.store(0, std::memory_order_seq_cst);
   } else {
@@ -349,9 +361,12 @@ void ReconstructingAttributor::RecordPeers(ThreadState* t, LaunchSlot* slot, uin
     if (other == nullptr) continue;
     const uint64_t cur = other->current_.load(std::memory_order_seq_cst);
     if (cur == 0) continue;
-    const uint64_t peer = (uint64_t{i} << 32 | (cur - 1)) + 1;
-    AddPeer(slot->peer_count, slot->peers, peer);
-    if (LaunchSlot* ps = SlotOf(peer)) AddPeer(ps->peer_count, ps->peers, me);
+    LaunchSlot* ps = SlotOf((uint64_t{i} << 32 | (cur - 1)) + 1);
+    const uint64_t theirs = ps != nullptr ? ps->stream.load(std::memory_order_relaxed) : 0;
+    AddPeer(slot->peer_count, slot->peers, theirs != 0 ? theirs : LaunchSlot::kUnknownStream);
+    if (ps != nullptr) {
+      AddPeer(ps->peer_count, ps->peers, mine != 0 ? mine : LaunchSlot::kUnknownStream);
+    }
   }
 }
 
@@ -375,29 +390,42 @@ void ReconstructingAttributor::ObserveQueue(uint64_t tag, uint64_t queue) {
 }
 
 uint64_t ReconstructingAttributor::QueueOfStream(uint64_t stream) const {
-  auto it = stream == 0 ? stream_queue_.end() : stream_queue_.find(stream);
-  return it == stream_queue_.end() ? kConflict : it->second;
+  if (stream == 0) return kConflict;  // unknown stream: proves nothing
+  auto it = stream_queue_.find(stream);
+  return it == stream_queue_.end() ? kUnknownQueue : it->second;
 }
 
 // A launch with peers is keyed only if its own stream's queue is this dispatch's and every peer's
 // stream is known to use another queue: no peer could then have written (and tagged) its packets,
-// nor it theirs. Judged once per launch, so a launch is keyed or withheld whole.
-bool ReconstructingAttributor::HazardProven(LaunchSlot* slot, uint64_t queue) {
-  if (slot->verdict != 0) return slot->verdict == 1;
+// nor it theirs. A peer whose stream no decoded dispatch has placed yet leaves it undecided until
+// `final`. Judged once per launch, so a launch is keyed or withheld whole.
+ReconstructingAttributor::Hazard ReconstructingAttributor::HazardVerdict(LaunchSlot* slot,
+                                                                         uint64_t queue,
+                                                                         bool final) {
+  if (slot->verdict != 0) return slot->verdict == 1 ? Hazard::kProven : Hazard::kWithheld;
   bool proven = queue != kNoQueue;
+  bool unknown = false;
   const uint64_t own = QueueOfStream(slot->stream.load(std::memory_order_relaxed));
-  if (own != queue) proven = false;
+  if (own != queue || own == kConflict) proven = false;
   const uint32_t n = slot->peer_count.load(std::memory_order_acquire);
   if (n > LaunchSlot::kMaxPeers) proven = false;
   for (uint32_t i = 0; proven && i < n; ++i) {
-    LaunchSlot* peer = SlotOf(slot->peers[i].load(std::memory_order_acquire));
-    const uint64_t other =
-        peer != nullptr ? QueueOfStream(peer->stream.load(std::memory_order_relaxed)) : kConflict;
-    if (other == kConflict || other == own) proven = false;
+    // An entry still being written (0) comes from a launch that saw this one open after its end
+    // scan began: that scan found that launch open and recorded its stream already.
+    const uint64_t stream = slot->peers[i].load(std::memory_order_acquire);
+    if (stream == 0) continue;
+    const uint64_t other = stream == LaunchSlot::kUnknownStream ? kConflict : QueueOfStream(stream);
+    if (other == kUnknownQueue) {
+      unknown = true;  // may be learned from a later batch
+    } else if (other == kConflict || other == kUnknownQueue || other == own) {
+      proven = false;
+    }
   }
+  if (proven && unknown && !final) return Hazard::kUndecided;
+  proven = proven && !unknown;
   slot->verdict = proven ? 1 : 2;
   ++(proven ? hazard_proven_ : hazard_withheld_);
-  return proven;
+  return proven ? Hazard::kProven : Hazard::kWithheld;
 }
 
 void ReconstructingAttributor::Report(AttributionInfo* info) const {

@@ -14,10 +14,10 @@
 // one launch can be written by another launching thread, which then tags it as its own work. Two
 // launches of execs running the same kernels can swap dispatches with every count and kernel
 // still matching, so these checks cannot prove a credit then. Each launch therefore records the
-// launches other threads had open at any moment during it (its peers); a dispatch of a launch
-// with peers is keyed only if each peer's stream is known to run on another hardware queue than
-// this launch's (learned from the queue each decoded dispatch ran on: a thread writes packets
-// only to the queue it submits to), else withheld as `hazard_unproven`.
+// streams of the launches other threads had open at any moment during it (its peers); a dispatch
+// of a launch with peers is keyed only if each peer's stream is known to run on another hardware
+// queue than this launch's (learned from the queue each decoded dispatch ran on: a thread writes
+// packets only to the queue it submits to), else withheld as `hazard_unproven`.
 #pragma once
 
 #include <atomic>
@@ -74,8 +74,10 @@ class ReconstructingAttributor {
   void ObserveQueue(uint64_t tag, uint64_t queue);
   // Sets a.graph_id / a.graph_node_id from `tag`, or leaves them 0 and counts why. `queue`: the
   // hardware queue the dispatch ran on (kNoQueue: unknown, so a launch with peers is withheld).
+  // Returns false, touching nothing, when its launch had a peer whose queue no decoded dispatch
+  // has shown yet and `final` is false: resolve it again after later batches (final at the end).
   static constexpr uint64_t kNoQueue = ~uint64_t{0};
-  void Resolve(GpuActivity& a, uint64_t tag, uint64_t queue = kNoQueue);
+  bool Resolve(GpuActivity& a, uint64_t tag, uint64_t queue = kNoQueue, bool final = true);
   // Launches that had peers: proven by queues, and withheld (counted once per launch).
   uint64_t overlapped_launches_proven() const { return hazard_proven_; }
   uint64_t overlapped_launches_withheld() const { return hazard_withheld_; }
@@ -116,7 +118,8 @@ class ReconstructingAttributor {
   // Peers (reconstructing_hazard.cc).
   struct LaunchSlot;
   void RecordPeers(ThreadState* t, LaunchSlot* slot, uint32_t seq, bool at_end);
-  bool HazardProven(LaunchSlot* slot, uint64_t queue);
+  enum class Hazard : uint8_t { kProven, kWithheld, kUndecided };
+  Hazard HazardVerdict(LaunchSlot* slot, uint64_t queue, bool final);
   LaunchSlot* SlotOf(uint64_t packed) const;
   uint64_t QueueOfStream(uint64_t stream) const;
   uint32_t NewGraphId(uint64_t exec_handle, uint64_t native_id);  // under exec_mu_
@@ -152,6 +155,7 @@ class ReconstructingAttributor {
   WithheldCounts withheld_;
   // stream -> the hardware queue its launches' packets went to (kConflict: seen on two).
   static constexpr uint64_t kConflict = ~uint64_t{0} - 1;
+  static constexpr uint64_t kUnknownQueue = ~uint64_t{0} - 2;  // not seen yet
   std::unordered_map<uint64_t, uint64_t> stream_queue_;
   uint64_t hazard_proven_ = 0, hazard_withheld_ = 0;
 };

@@ -1,6 +1,7 @@
 // The reconstructing attribution stage: ReconstructingAttributor behind AttributionStage, with
 // the per-thread state the launching and packet-writing threads need.
 #include <atomic>
+#include <vector>
 
 #include "attribution/reconstructing_attributor.h"
 #include "attribution/stage.h"
@@ -60,9 +61,19 @@ class ReconstructingStageImpl final : public ReconstructingStage {
     gpu.ForEachFrom(first, [this](GpuActivity& a) {
       if (a.graph_id == kProvisionalGraphId) attributor_->ObserveQueue(a.graph_node_id, a.stream);
     });
-    gpu.ForEachFrom(first, [this](GpuActivity& a) {
-      if (a.graph_id == kProvisionalGraphId) attributor_->Resolve(a, a.graph_node_id, a.stream);
+    Retry(gpu, false);
+    size_t i = first;
+    gpu.ForEachFrom(first, [this, &i](GpuActivity& a) {
+      if (a.graph_id == kProvisionalGraphId &&
+          !attributor_->Resolve(a, a.graph_node_id, a.stream, false)) {
+        pending_.push_back(i);
+      }
+      ++i;
     });
+  }
+
+  void Finish(ChunkedVector<GpuActivity>& gpu) override {
+    if (attributor_ != nullptr) Retry(gpu, true);
   }
 
   void Report(AttributionInfo* info) const override {
@@ -79,6 +90,16 @@ class ReconstructingStageImpl final : public ReconstructingStage {
   }
 
  private:
+  // Records left undecided by earlier batches, in order; `final` decides every one.
+  void Retry(ChunkedVector<GpuActivity>& gpu, bool final) {
+    size_t kept = 0;
+    for (size_t index : pending_) {
+      GpuActivity& a = gpu[index];
+      if (!attributor_->Resolve(a, a.graph_node_id, a.stream, final)) pending_[kept++] = index;
+    }
+    pending_.resize(kept);
+  }
+
   // This thread's state in this stage (registered at its first launch; null before).
   ReconstructingAttributor::ThreadState* This(bool launching) {
     struct Cached {
@@ -99,6 +120,7 @@ class ReconstructingStageImpl final : public ReconstructingStage {
   const uint64_t serial_ = g_next_serial.fetch_add(1);
   std::unique_ptr<ReconstructingAttributor> attributor_;  // null when graph attribution is off
   std::atomic<uint32_t> launching_threads_{0};
+  std::vector<size_t> pending_;  // decoder only: indices into the trace's records
 };
 
 }  // namespace

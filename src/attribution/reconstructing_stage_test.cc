@@ -171,5 +171,65 @@ TEST(ReconstructingStage, SwapWithMatchingCountsAndKernelsIsNeverKeyed) {
   EXPECT_EQ(o.Keyed(), 0u);
 }
 
+TEST(ReconstructingStage, OverlapWaitsForThePeersQueue) {
+  // A's dispatches come in one batch, its peer B's only in the next: A is decided then.
+  auto s = MakeReconstructingStage(true);
+  s->ExecInstantiated(0xa, 0);
+  s->ExecInstantiated(0xb, 0);
+  std::vector<GpuActivity> a, b;
+  std::atomic<int> step{0};
+  std::thread tb([&] {
+    s->LaunchBegin(0xb, 0xb0, 0);
+    step = 1;
+    while (step.load() < 2) std::this_thread::yield();
+    b.push_back(Dispatch(11, s->OnDispatch(0), 2));
+    s->LaunchEnd();
+  });
+  while (step.load() < 1) std::this_thread::yield();
+  s->LaunchBegin(0xa, 0xa0, 0);
+  a.push_back(Dispatch(1, s->OnDispatch(0), 1));
+  s->LaunchEnd();
+  step = 2;
+  tb.join();
+  ChunkedVector<GpuActivity> gpu;
+  gpu.push_back(a[0]);
+  s->Process(gpu, 0);
+  EXPECT_EQ(gpu[0].graph_id, kProvisional) << "undecided until B's queue is known";
+  gpu.push_back(b[0]);
+  s->Process(gpu, 1);
+  EXPECT_EQ(gpu[0].graph_id, 1u);
+  EXPECT_EQ(gpu[1].graph_id, 2u);
+  s->Finish(gpu);
+  EXPECT_EQ(s->overlapped_launches_proven(), 2u);
+}
+
+TEST(ReconstructingStage, FinishWithholdsWhatNoBatchDecided) {
+  auto s = MakeReconstructingStage(true);
+  s->ExecInstantiated(0xa, 0);
+  s->ExecInstantiated(0xb, 0);
+  std::atomic<int> step{0};
+  std::thread tb([&] {
+    s->LaunchBegin(0xb, 0xb0, 0);  // a launch whose dispatches are never decoded
+    step = 1;
+    while (step.load() < 2) std::this_thread::yield();
+    s->LaunchEnd();
+  });
+  while (step.load() < 1) std::this_thread::yield();
+  ChunkedVector<GpuActivity> gpu;
+  s->LaunchBegin(0xa, 0xa0, 0);
+  gpu.push_back(Dispatch(1, s->OnDispatch(0), 1));
+  s->LaunchEnd();
+  step = 2;
+  tb.join();
+  s->Process(gpu, 0);
+  EXPECT_EQ(gpu[0].graph_id, kProvisional);
+  s->Finish(gpu);
+  EXPECT_EQ(gpu[0].graph_id, 0u);
+  EXPECT_EQ(gpu[0].graph_node_id, 0u);
+  AttributionInfo info;
+  s->Report(&info);
+  EXPECT_EQ(Withheld(info, "hazard_unproven"), 1u);
+}
+
 }  // namespace
 }  // namespace nodescope

@@ -80,6 +80,11 @@ class ReconstructingStage : public AttributionStage {
   // stores with a dispatch (a pushed user-range id) is not a tag.
   static constexpr uint64_t kMinTag = uint64_t{1} << 52;
 
+  // Records whose launch overlapped another thread's on a stream no decoded dispatch had placed
+  // yet stay provisional through Process() until a later batch decides them; this decides the
+  // rest (withheld where still unknown). Call once, after the last Process(), before Report().
+  virtual void Finish(ChunkedVector<GpuActivity>& gpu) = 0;
+
   // Threads that launched graphs so far (for the hardware-queue warning).
   virtual uint32_t launching_threads() const = 0;
   // Launches that overlapped another thread's: proven by hardware queues, withheld.
