@@ -381,12 +381,22 @@ ReconstructingAttributor::LaunchSlot* ReconstructingAttributor::SlotOf(uint64_t 
 
 void ReconstructingAttributor::ObserveQueue(uint64_t tag, uint64_t queue) {
   if (tag == 0 || queue == kNoQueue) return;
-  LaunchSlot* slot = SlotOf((tag >> 52 << 32 | static_cast<uint32_t>(tag >> 20)) + 1);
+  const uint64_t launch = (tag >> 52 << 32 | static_cast<uint32_t>(tag >> 20)) + 1;
+  if (launch == observed_launch_ && queue == observed_queue_) [[likely]] {
+    return;  // the launch's previous dispatch said the same
+  }
+  observed_launch_ = launch;
+  observed_queue_ = queue;
+  LaunchSlot* slot = SlotOf(launch);
   if (slot == nullptr) return;
   const uint64_t stream = slot->stream.load(std::memory_order_relaxed);
   if (stream == 0) return;
-  auto [it, fresh] = stream_queue_.emplace(stream, queue);
-  if (!fresh && it->second != queue) it->second = kConflict;  // not one queue: proves nothing
+  auto it = stream_queue_.find(stream);
+  if (it == stream_queue_.end()) {
+    stream_queue_.emplace(stream, queue);
+  } else if (it->second != queue) {
+    it->second = kConflict;  // not one queue: proves nothing
+  }
 }
 
 uint64_t ReconstructingAttributor::QueueOfStream(uint64_t stream) const {

@@ -157,6 +157,7 @@ class ReconstructingAttributor {
   static constexpr uint64_t kConflict = ~uint64_t{0} - 1;
   static constexpr uint64_t kUnknownQueue = ~uint64_t{0} - 2;  // not seen yet
   std::unordered_map<uint64_t, uint64_t> stream_queue_;
+  uint64_t observed_launch_ = 0, observed_queue_ = 0;  // the last launch ObserveQueue placed
   uint64_t hazard_proven_ = 0, hazard_withheld_ = 0;
 };
 
