@@ -16,6 +16,7 @@ p = argparse.ArgumentParser()
 p.add_argument("--nodescope", required=True)
 p.add_argument("--program", required=True)
 p.add_argument("--sim-lib-dir", required=True)
+p.add_argument("--ranges-program", help="sim_ranges_program, for the ranges case")
 p.add_argument("--cases", default="all")
 p.add_argument("--midrun-runs", type=int, default=10)
 p.add_argument("--hazard-runs", type=int, default=1)
@@ -31,13 +32,15 @@ def check(cond, what):
         print("FAIL:", what)
 
 
-def run(case, out, env_extra=None, backend=("--backend", "rocm"), sdk_on_path=True):
+def run(case, out, env_extra=None, backend=("--backend", "rocm"), sdk_on_path=True,
+        program=None):
     env = dict(os.environ)
     if sdk_on_path:
         env["LD_LIBRARY_PATH"] = args.sim_lib_dir + ":" + env.get("LD_LIBRARY_PATH", "")
     env.pop("NODESCOPE_DISABLE_GRAPH_ATTRIBUTION", None)
     env.update(env_extra or {})
-    return subprocess.run([args.nodescope, "run", *backend, "-o", out, "--", args.program, case],
+    command = [program] if program else [args.program, case]
+    return subprocess.run([args.nodescope, "run", *backend, "-o", out, "--", *command],
                           env=env, capture_output=True, text=True, timeout=120)
 
 
@@ -158,6 +161,23 @@ for case in cases:
                   f"mode={s['attribution'].get('mode')}")
             check(s["kernels"] == 1200 and s["keyed"] == 0, "optout: 1200 kernels, no keys")
             check(s["attribution"].get("mode") == "disabled", "optout: mode disabled")
+    elif case == "ranges":
+        out = os.path.join(tmp, "ranges.json")
+        r = run("", out, program=args.ranges_program)
+        ok, text = nodescope_check(out) if os.path.exists(out) else (False, "no trace")
+        check(r.returncode == 0 and ok, f"ranges: traced and checked ({r.stderr[-300:]} {text[-300:]})")
+        if ok:
+            with open(out) as f:
+                ev = json.load(f)["traceEvents"]
+            cpu = {e["name"]: e for e in ev if e.get("cat") == "user_annotation"}
+            spans = collections.Counter(e["name"] for e in ev if e.get("cat") == "gpu_user_annotation")
+            s = summarize(out)
+            print(f"ranges     cpu ranges={sorted(cpu)} device spans={dict(spans)} "
+                  f"attributed={s['keyed']}/{s['kernels']}")
+            check(set(cpu) >= {"direct", "replays"}, "ranges: both CPU ranges recorded")
+            check(spans["direct"] >= 1 and spans["replays"] >= 1,
+                  f"ranges: both ranges on the device timeline ({dict(spans)})")
+            check(s["keyed"] == 30 and s["kernels"] == 35, "ranges: 30 graph kernels keyed of 35")
     elif case == "autopick":
         # No SDK on the loader path: --backend rocm says so and runs nothing.
         out = os.path.join(tmp, "nosdk.json")
