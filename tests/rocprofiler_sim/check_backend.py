@@ -8,6 +8,7 @@ import argparse
 import collections
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -64,6 +65,13 @@ def summarize(path):
         occ[key] += 1
     wrong = sum(1 for k, v in names.items()
                 if len(v) > 1 or any(len(keys_of[n]) > 1 for n in v))
+    # sim_program names node i's kernel <prefix><i> and its packets go out in that order, so a
+    # key's ordinal is the kernel's index (ordinals from 2^24 up are new node ids after a change).
+    for (graph, node), v in names.items():
+        ordinal = node & 0xFFFFFFFF
+        m = re.search(r"(\d+)$", next(iter(v)))
+        if ordinal < 1 << 24 and m and int(m.group(1)) != ordinal:
+            wrong += 1
     attribution = t.get("nodescope", {}).get("attribution", {})
     return dict(kernels=len(kernels), keyed=len(keyed), graphs=len({k[0] for k in names}),
                 keys=len(names), wrong=wrong, occ=occ, attribution=attribution,
