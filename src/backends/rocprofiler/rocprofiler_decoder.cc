@@ -10,7 +10,8 @@
 namespace nodescope::rocprofiler {
 namespace {
 
-constexpr uint32_t kMaxKernelId = 1u << 22;  // kernel ids are small and dense (one per symbol)
+constexpr uint32_t kMaxKernelId = 1u << 22;
+constexpr size_t kApiNames = 1024;  // kernel ids are small and dense (one per symbol)
 
 CopyDirection DirectionOf(int32_t op) {
   switch (op) {
@@ -72,8 +73,11 @@ RocprofilerDecoder::RocprofilerDecoder(Trace* trace, uint64_t max_events,
       boot_to_realtime_ns_(boot_to_realtime_ns),
       pid_(static_cast<uint32_t>(getpid())),
       unknown_kernel_(trace->strings.Intern("<unknown kernel>")) {
-  api_names_.resize(512);
-  for (int32_t op = 0; op < 512; ++op) {
+  // Operation ids run to ~500 (HIP 6.x); past the table: one generic name. Names we do not
+  // declare are written as hip_runtime_api_<id> (the SDK's name query is not used yet).
+  api_names_.resize(kApiNames + 1);
+  api_names_[kApiNames] = trace->strings.Intern("hip_runtime_api");
+  for (int32_t op = 0; op < static_cast<int32_t>(kApiNames); ++op) {
     const char* name = HipApiName(op);
     api_names_[static_cast<size_t>(op)] = trace->strings.Intern(
         name != nullptr ? std::string(name) : "hip_runtime_api_" + std::to_string(op));
@@ -211,9 +215,9 @@ void RocprofilerDecoder::DecodeApi(const rocprofiler_buffer_tracing_hip_api_reco
   c.tid = static_cast<uint32_t>(r.thread_id);
   c.correlation_id = static_cast<uint32_t>(r.correlation_id.internal);
   c.cbid = static_cast<uint32_t>(r.operation);
-  c.name = r.operation >= 0 && static_cast<size_t>(r.operation) < api_names_.size()
+  c.name = r.operation >= 0 && static_cast<size_t>(r.operation) < kApiNames
                ? api_names_[static_cast<size_t>(r.operation)]
-               : api_names_[0];
+               : api_names_[kApiNames];
   c.domain = ApiDomain::kRuntime;
   trace_->api.push_back(c);
   // A pushed user range (nodescope's range listener): the API call ran inside it.

@@ -123,6 +123,23 @@ TEST(RocprofilerDecoder, CopiesApiCallsAndRanges) {
   EXPECT_EQ(trace.drops.unknown_records, 2u);
 }
 
+TEST(RocprofilerDecoder, ApiNamesOutsideTheDeclaredSubset) {
+  Trace trace;
+  RocprofilerDecoder d(&trace, 100, 0);
+  rocprofiler_buffer_tracing_hip_api_record_t a{}, b{}, c{};
+  a.operation = ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyAsync;
+  b.operation = 400;    // an operation we declare no name for
+  c.operation = 70000;  // past any table
+  Batch batch;
+  for (auto* r : {&a, &b, &c}) batch.Add(ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API, r);
+  d.Decode(batch.Get(), batch.headers.size());
+  ASSERT_EQ(trace.api.size(), 3u);
+  EXPECT_EQ(trace.strings.Get(trace.api[0].name), "hipMemcpyAsync");
+  EXPECT_EQ(trace.strings.Get(trace.api[1].name), "hip_runtime_api_400");
+  EXPECT_EQ(trace.strings.Get(trace.api[2].name), "hip_runtime_api");
+  EXPECT_EQ(trace.external.size(), 0u);  // no range pushed
+}
+
 TEST(RocprofilerDecoder, EventLimitCountsStoreFull) {
   Trace trace;
   RocprofilerDecoder d(&trace, 2, 0);
