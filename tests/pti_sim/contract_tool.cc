@@ -67,6 +67,14 @@ void Check(bool ok, const std::string& what) {
   if (!ok && ++g_failures <= 10) std::printf("pti-contract: FAIL %s\n", what.c_str());
 }
 
+// A record's kind read as the 32-bit value it is: a tool meets kinds newer than its headers (and
+// a misreading tool meets any value); an unknown one is PTI_VIEW_INVALID here.
+pti_view_kind KindOf(const void* record) {
+  uint32_t value = 0;
+  std::memcpy(&value, record, sizeof(value));
+  return value <= PTI_VIEW_COMMUNICATION ? pti_view_kind(value) : PTI_VIEW_INVALID;
+}
+
 void Requested(unsigned char** buffer, size_t* size) {
   std::lock_guard<std::mutex> lock(g_mu);
   if (g_refuse_after >= 0 && g_requested >= g_refuse_after) {
@@ -103,7 +111,7 @@ Gpu Common(const T* r, pti_view_kind kind) {
 
 // A kernel, copy or fill record read with the layout the tool believes in.
 Gpu ReadGpu(const pti_view_record_base* base, bool v2) {
-  const pti_view_kind kind = base->_view_kind;
+  const pti_view_kind kind = KindOf(base);
   Gpu g{};
   if (kind == PTI_VIEW_DEVICE_GPU_KERNEL) {
     auto* r = reinterpret_cast<const pti_view_record_kernel*>(base);
@@ -172,16 +180,18 @@ void Completed(unsigned char* buffer, size_t size, size_t used) {
   bool have_pending = false;
   for (;;) {
     if (g_wrong == "stride_v1" && record != nullptr) {
-      auto* next = reinterpret_cast<uint8_t*>(record) + V1Size(record->_view_kind);
+      auto* next = reinterpret_cast<uint8_t*>(record) + V1Size(KindOf(record));
       if (next >= buffer + used) break;
       record = reinterpret_cast<pti_view_record_base*>(next);
     } else if (ptiViewGetNextRecord(buffer, used, &record) != PTI_SUCCESS) {
       break;
     }
-    const pti_view_kind kind = record->_view_kind;
+    const pti_view_kind kind = KindOf(record);
     if (kind == PTI_VIEW_EXTERNAL_CORRELATION) {
       auto* r = reinterpret_cast<pti_view_record_external_correlation*>(record);
-      ++g_external[{r->_correlation_id, int(r->_external_kind)}];
+      uint32_t external_kind = 0;
+      std::memcpy(&external_kind, &r->_external_kind, sizeof(external_kind));
+      ++g_external[{r->_correlation_id, int(external_kind)}];
       Check(!have_pending || pending_external == r->_correlation_id,
             "external records of one API call are consecutive");
       pending_external = r->_correlation_id;

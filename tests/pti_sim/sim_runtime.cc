@@ -15,6 +15,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -44,7 +45,7 @@ std::once_flag g_devices_once;
 // One GPU operation as PTI keeps it (its ZeKernelCommand), and one execution of it.
 struct Command {
   pti_view_kind kind = PTI_VIEW_DEVICE_GPU_KERNEL;
-  std::string name;
+  const char* name = "";  // interned: records point at it for good
   uint32_t correlation_id = 0;
   uint64_t id = 0;  // kernel id / memory operation id
   uint32_t tid = 0;
@@ -63,6 +64,25 @@ struct Execution {
   uint64_t submit, start, end;
   uint32_t engine_index;
 };
+
+// Queues, graphs and executable graphs live for the process (handles in records delivered late
+// stay valid); kept reachable here.
+template <typename T>
+T* Keep(T* object) {
+  static std::mutex mu;
+  static auto* kept = new std::vector<void*>;
+  std::lock_guard<std::mutex> lock(mu);
+  kept->push_back(object);
+  return object;
+}
+
+// Names the records point at, kept for the life of the process (PTI's kernel name storage).
+const char* Intern(const std::string& name) {
+  static std::mutex mu;
+  static auto* names = new std::set<std::string>;
+  std::lock_guard<std::mutex> lock(mu);
+  return names->insert(name).first->c_str();
+}
 
 // The XPTI trace event a kernel submission makes: unique id from its code location, instance
 // number per event (PTI's _sycl_node_id and _sycl_invocation_id).
@@ -110,7 +130,7 @@ void Report(const Execution& e) {
     r->_view_kind._view_kind = c.kind;
     r->_queue_handle = const_cast<void*>(e.queue);
     r->_context_handle = &g_context;
-    r->_name = c.name.c_str();  // kept alive: commands are never freed
+    r->_name = c.name;
     r->_correlation_id = c.correlation_id;
     r->_thread_id = c.tid;
     r->_append_timestamp = ToUserClock(c.append);
@@ -217,7 +237,7 @@ Queue* CreateQueue(int device) {
   std::call_once(g_devices_once, InitDevices);
   Call call(urQueueCreate_id);
   static std::atomic<int> per_device[kMaxDevices];
-  auto* queue = new Queue;  // never freed: handles stay valid for records delivered late
+  auto* queue = Keep(new Queue);
   queue->device = std::clamp(device, 0, DeviceCount() - 1);
   queue->index = per_device[queue->device]++;
   queue->sycl_id = g_queue_ids++;
@@ -247,10 +267,10 @@ void Append(Queue* queue, Command c, const Call& call, pti_api_id_driver_levelze
 void Launch(Queue* queue, const char* kernel, uint64_t duration_ns, uint32_t line) {
   Call call(urEnqueueKernelLaunch_id);
   Command c;
-  c.name = kernel;
+  c.name = Intern(kernel);
   c.duration = duration_ns;
   c.task_begin = c.enqk_begin = call.start;
-  c.node_id = TraceEventId(c.name, line);
+  c.node_id = TraceEventId(kernel, line);
   c.invocation = NextInvocation(c.node_id);
   Append(queue, c, call, zeCommandListAppendLaunchKernel_id);
   ++g_kernels;
@@ -271,8 +291,8 @@ void Memcpy(Queue* queue, Copy direction, uint64_t bytes, int peer) {
                 : direction == Copy::kDeviceToHost ? PTI_VIEW_MEMCPY_TYPE_D2M
                                                    : PTI_VIEW_MEMCPY_TYPE_D2D;
   const char* types[] = {"M2D", "D2M", "D2D"};
-  c.name = std::string("zeCommandListAppendMemoryCopy(") + types[int(direction)] +
-           (p2p ? " - P2P)" : ")");
+  c.name = Intern(std::string("zeCommandListAppendMemoryCopy(") + types[int(direction)] +
+                  (p2p ? " - P2P)" : ")"));
   c.bytes = bytes;
   c.duration = 1000 + bytes / 16;
   Append(queue, c, call, zeCommandListAppendMemoryCopy_id);
@@ -305,7 +325,9 @@ void Wait(Queue* queue) {
   for (const Execution& e : done) Report(e);
 }
 
-Graph* CreateGraph(int device) { return new Graph{std::clamp(device, 0, DeviceCount() - 1), {}}; }
+Graph* CreateGraph(int device) {
+  return Keep(new Graph{std::clamp(device, 0, DeviceCount() - 1), {}});
+}
 
 void AddKernel(Graph* graph, const char* kernel, uint64_t duration_ns, uint32_t line) {
   graph->nodes.push_back({kernel, duration_ns, line});
@@ -315,7 +337,7 @@ namespace {
 Command GraphCommand(const Exec& exec, const Node& node, uint32_t correlation_id,
                      uint64_t sycl_begin, uint64_t node_id, uint32_t invocation) {
   Command c;
-  c.name = node.name;
+  c.name = Intern(node.name);
   c.duration = node.duration;
   c.correlation_id = correlation_id;
   c.id = NextKernelId();
@@ -330,7 +352,7 @@ Command GraphCommand(const Exec& exec, const Node& node, uint32_t correlation_id
 }  // namespace
 
 Exec* Finalize(Graph* graph) {
-  auto* exec = new Exec;  // never freed, like the commands PTI keeps
+  auto* exec = Keep(new Exec);  // its commands are kept, as PTI keeps a command list's
   exec->device = graph->device;
   exec->nodes = graph->nodes;
   for (const Node& node : exec->nodes) {
