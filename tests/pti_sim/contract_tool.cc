@@ -46,7 +46,8 @@ std::multimap<uint32_t, Api> g_api;                  // by correlation id
 std::map<std::pair<uint32_t, int>, int> g_external;  // (cid, kind) -> records
 std::set<unsigned char*> g_outstanding;
 std::set<pid_t> g_completion_threads;
-int g_failures = 0, g_checks = 0, g_requested = 0, g_refuse_after = -1;
+std::atomic<int> g_failures{0}, g_checks{0};  // Check() runs on the delivery thread too
+int g_requested = 0, g_refuse_after = -1;
 bool g_v2 = true, g_boottime = false, g_in_setup = true;
 std::string g_wrong;
 uint64_t g_t0 = 0;
@@ -328,9 +329,9 @@ void Finish() {
       "%d buffers; layout v%d\n",
       kernels, copies, fills, g_api.size(), externals, g_requested, g_v2 ? 2 : 1);
   if (g_failures == 0) {
-    std::printf("pti-contract: passed (%d checks)\n", g_checks);
+    std::printf("pti-contract: passed (%d checks)\n", g_checks.load());
   } else {
-    std::printf("pti-contract: FAIL: %d of %d checks\n", g_failures, g_checks);
+    std::printf("pti-contract: FAIL: %d of %d checks\n", g_failures.load(), g_checks.load());
   }
   std::fflush(stdout);
 }
