@@ -252,12 +252,42 @@ void Start() {
 
 void CheckGraphs(const std::set<uint32_t>& submissions);
 
+// A second PTI user in the process (PyTorch's profiler, say) sets its callbacks before the flush:
+// PTI keeps one set, so the buffers this tool handed out come back to the other's callback.
+int g_foreign = 0;
+void SecondRequested(unsigned char** buffer, size_t* size) {
+  *size = 1 << 16;
+  *buffer = static_cast<unsigned char*>(std::malloc(*size));
+}
+void SecondCompleted(unsigned char* buffer, size_t, size_t) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_foreign += int(g_outstanding.erase(buffer));
+  std::free(buffer);
+}
+void SecondTool() {
+  Check(ptiViewSetCallbacks(SecondRequested, SecondCompleted) == PTI_SUCCESS, "second callbacks");
+  Check(ptiFlushAllViews() == PTI_SUCCESS, "flush");
+  std::lock_guard<std::mutex> lock(g_mu);
+  std::printf(
+      "pti-contract: the second tool's completion callback received %d of this tool's "
+      "buffers; %zu never came back to this tool\n",
+      g_foreign, g_outstanding.size());
+  Check(g_foreign > 0 && g_outstanding.empty(), "this tool's buffers went to the second tool");
+  std::printf(g_failures == 0 ? "pti-contract: passed (%d checks)\n" : "pti-contract: FAIL\n",
+              g_checks.load());
+  std::fflush(stdout);
+}
+
 void Finish() {
   const uint64_t t1 = ToolClock();
   const uint64_t pti_now = ptiViewGetTimestamp();
   Check(t1 <= pti_now && pti_now <= ToolClock(), "ptiViewGetTimestamp is in the tool's clock");
   for (int kind = PTI_VIEW_DEVICE_GPU_KERNEL; kind <= PTI_VIEW_DEVICE_GPU_MEM_COPY_P2P; ++kind) {
     if (kind != PTI_VIEW_RESERVED) ptiViewDisable(pti_view_kind(kind));
+  }
+  if (std::getenv("SIM_CONTRACT_SECOND_TOOL") != nullptr) {
+    SecondTool();
+    return;
   }
   Check(ptiFlushAllViews() == PTI_SUCCESS, "flush");
   std::lock_guard<std::mutex> lock(g_mu);
