@@ -17,14 +17,24 @@ uint64_t MakeTag(uint32_t thread, uint32_t seq, uint32_t ordinal, bool wrong) {
 
 }  // namespace
 
+// One launch, written by its thread (peers by any launching thread), read by the decoder.
+struct ReconstructingAttributor::LaunchSlot {
+  static constexpr uint32_t kMaxPeers = 8;
+  std::atomic<uint32_t> graph_id{0};
+  std::atomic<uint32_t> version{0};
+  std::atomic<uint32_t> dispatches{0};
+  std::atomic<uint32_t> ended{0};
+  std::atomic<uint64_t> stream{0};
+  // The streams of other threads' launches open at some moment during this one (kUnknownStream
+  // where a launch's stream was not known), each once.
+  static constexpr uint64_t kUnknownStream = ~uint64_t{0};
+  std::atomic<uint32_t> peer_count{0};
+  std::atomic<uint64_t> peers[kMaxPeers] = {};
+  uint8_t verdict = 0;  // decoder only: 0 not judged, 1 keyed, 2 withheld (hazard)
+};
+
 class ReconstructingAttributor::ThreadState {
  public:
-  struct LaunchSlot {
-    std::atomic<uint32_t> graph_id{0};
-    std::atomic<uint32_t> version{0};
-    std::atomic<uint32_t> dispatches{0};
-    std::atomic<uint32_t> ended{0};
-  };
   static constexpr uint32_t kChunk = 4096;
   static constexpr uint32_t kMaxChunks = 1u << 14;  // 67 M launches per thread
 
@@ -63,6 +73,8 @@ class ReconstructingAttributor::ThreadState {
     uint64_t correlation;
   };
   uint32_t index_;
+  // (seq + 1) of the outermost launch open on this thread, 0 when none: what peers look for.
+  std::atomic<uint64_t> current_{0};
   Frame frames_[kMaxDepth] = {};
   int depth_ = 0;
   int overflow_ = 0;  // launches nested deeper than kMaxDepth: their work is unattributed
@@ -91,10 +103,11 @@ ReconstructingAttributor::~ReconstructingAttributor() {
 
 ReconstructingAttributor::ThreadState* ReconstructingAttributor::RegisterThread() {
   std::lock_guard<std::mutex> lock(threads_mu_);
-  if (thread_count_ >= kMaxThreads) return nullptr;
-  uint32_t index = ++thread_count_;
+  uint32_t index = thread_count_.load() + 1;
+  if (index > kMaxThreads) return nullptr;
   auto* t = new ThreadState(index);
   threads_[index].store(t, std::memory_order_release);
+  thread_count_.store(index);
   return t;
 }
 
@@ -163,18 +176,20 @@ ReconstructingAttributor::Exec ReconstructingAttributor::ExecFor(ThreadState* t,
 }
 
 void ReconstructingAttributor::LaunchBegin(ThreadState* t, uint64_t exec_handle,
-                                           uint64_t correlation) {
+                                           uint64_t correlation, uint64_t stream) {
   if (t == nullptr) return;
   if (t->depth_ == kMaxDepth) {
     ++t->overflow_;
     return;
   }
   uint32_t seq = 0;
-  ThreadState::LaunchSlot* slot = t->NewSlot(&seq);
+  LaunchSlot* slot = t->NewSlot(&seq);
   if (slot != nullptr) {
     const Exec exec = ExecFor(t, exec_handle);
     slot->version.store(exec.version, std::memory_order_relaxed);
+    slot->stream.store(stream, std::memory_order_relaxed);
     slot->graph_id.store(exec.graph_id, std::memory_order_release);
+    if (t->depth_ == 0) RecordPeers(t, slot, seq, false);
   }
   t->frames_[t->depth_++] = ThreadState::Frame{slot, seq, 0, correlation};
 }
@@ -188,6 +203,7 @@ void ReconstructingAttributor::LaunchEnd(ThreadState* t) {
   if (t->depth_ == 0) return;  // unbalanced exit: nothing to close
   ThreadState::Frame& f = t->frames_[--t->depth_];
   if (f.slot != nullptr) {
+    if (t->depth_ == 0) RecordPeers(t, f.slot, f.seq, true);
     f.slot->dispatches.store(f.ordinal, std::memory_order_relaxed);
     f.slot->ended.store(1, std::memory_order_release);
   }
@@ -232,33 +248,45 @@ ReconstructingAttributor::TwoVersions::Verdict ReconstructingAttributor::TwoVers
   return kStale;
 }
 
-void ReconstructingAttributor::Resolve(GpuActivity& a, uint64_t tag) {
-  a.graph_id = 0;
-  a.graph_node_id = 0;
-  if (tag == 0) return;  // not launched from a graph (or from a thread we could not follow)
+bool ReconstructingAttributor::Resolve(GpuActivity& a, uint64_t tag, uint64_t queue, bool final) {
   auto thread = static_cast<uint32_t>(tag >> 52);
   auto seq = static_cast<uint32_t>(tag >> 20);
   auto ordinal = static_cast<uint32_t>((tag >> 1) & kOrdinalMax);
   bool wrong = (tag & 1u) != 0;
-  ThreadState* t =
-      thread <= kMaxThreads ? threads_[thread].load(std::memory_order_acquire) : nullptr;
-  ThreadState::LaunchSlot* slot = t != nullptr ? t->SlotAt(seq) : nullptr;
+  ThreadState* t = tag != 0 && thread <= kMaxThreads
+                       ? threads_[thread].load(std::memory_order_acquire)
+                       : nullptr;
+  LaunchSlot* slot = t != nullptr ? t->SlotAt(seq) : nullptr;
+  // The hazard first, before anything is learned from a launch that may hold another's work.
+  Hazard hazard = Hazard::kProven;
+  if (slot != nullptr && slot->ended.load(std::memory_order_acquire) != 0 &&
+      slot->peer_count.load(std::memory_order_acquire) != 0) {
+    hazard = HazardVerdict(slot, queue, final);
+    if (hazard == Hazard::kUndecided) return false;
+  }
+  a.graph_id = 0;
+  a.graph_node_id = 0;
+  if (tag == 0) return true;  // not launched from a graph (or from a thread we could not follow)
   if (slot == nullptr) {
     withheld_.Add(WithheldReason::kWrongLaunch);  // a tag we never issued
-    return;
+    return true;
   }
   uint32_t graph_id = slot->graph_id.load(std::memory_order_acquire);
   if (graph_id == 0) {
     withheld_.Add(WithheldReason::kGraphIdTooLarge);
-    return;
+    return true;
   }
   if (wrong) {
     withheld_.Add(WithheldReason::kWrongLaunch);
-    return;
+    return true;
   }
   if (slot->ended.load(std::memory_order_acquire) == 0) {
     withheld_.Add(WithheldReason::kLaunchInProgress);
-    return;
+    return true;
+  }
+  if (hazard == Hazard::kWithheld) {
+    withheld_.Add(WithheldReason::kHazardUnproven);
+    return true;
   }
   const uint32_t count = slot->dispatches.load(std::memory_order_relaxed);
   const uint32_t version = slot->version.load(std::memory_order_relaxed);
@@ -270,11 +298,11 @@ void ReconstructingAttributor::Resolve(GpuActivity& a, uint64_t tag) {
           : g.count.Check(version, count, &unused);  // unreported: a version's first launch
   if (counted == TwoVersions::kStale) [[unlikely]] {
     withheld_.Add(WithheldReason::kStaleExecVersion);
-    return;
+    return true;
   }
   if (counted != TwoVersions::kOk || ordinal >= count) [[unlikely]] {
     withheld_.Add(WithheldReason::kDispatchCountMismatch);
-    return;
+    return true;
   }
   const uint32_t identity = IdentityOf(a);
   if (ordinal >= g.nodes.size()) g.nodes.resize(size_t{ordinal} + 1);
@@ -284,17 +312,130 @@ void ReconstructingAttributor::Resolve(GpuActivity& a, uint64_t tag) {
       break;
     case TwoVersions::kMismatch:
       withheld_.Add(WithheldReason::kIdentityMismatch);
-      return;
+      return true;
     case TwoVersions::kStale:
       withheld_.Add(WithheldReason::kStaleExecVersion);
-      return;
+      return true;
   }
   if (*key == TwoVersions::kNone && !keys_.Key(graph_id, ordinal, identity, key)) [[unlikely]] {
     withheld_.Add(WithheldReason::kOrdinalSpaceExhausted);
-    return;
+    return true;
   }
   a.graph_id = graph_id;
   a.graph_node_id = (uint64_t{graph_id} << 32) | *key;
+  return true;
+}
+
+// ---- The hazard: peers (launching threads) and their proof (decoder). ----
+
+namespace {
+void AddPeer(std::atomic<uint32_t>& count, std::atomic<uint64_t>* peers, uint64_t packed) {
+  const uint32_t n = count.load(std::memory_order_acquire);
+  for (uint32_t i = 0; i < n && i < 8; ++i) {
+    if (peers[i].load(std::memory_order_acquire) == packed) return;
+  }
+  const uint32_t at = count.fetch_add(1, std::memory_order_acq_rel);
+  if (at < 8) peers[at].store(packed, std::memory_order_release);  // past 8: never proven
+}
+}  // namespace
+
+// Called as the thread's outermost launch begins (after publishing it in current_) and as it ends
+// (after clearing current_), before `ended` is set: the stream of every other thread's launch open
+// at any moment of this one is then in this slot's peers, and this one's in each of theirs
+// (seq_cst: of two launches that overlap, at least one sees the other open and writes both slots;
+// one seen only by this end scan was added by it, and one that saw this launch but ended first
+// wrote its entry before this scan found it closed). Peers are streams, not launches: a long
+// launch overlaps many short ones of the same few streams.
+void ReconstructingAttributor::RecordPeers(ThreadState* t, LaunchSlot* slot, uint32_t seq,
+                                           bool at_end) {
+  const uint64_t mine = slot->stream.load(std::memory_order_relaxed);
+  if (at_end) {
+    t->current_.store(0, std::memory_order_seq_cst);
+  } else {
+    t->current_.store(uint64_t{seq} + 1, std::memory_order_seq_cst);
+  }
+  const uint32_t n = thread_count_.load(std::memory_order_seq_cst);
+  for (uint32_t i = 1; i <= n; ++i) {
+    if (i == t->index_) continue;
+    ThreadState* other = threads_[i].load(std::memory_order_acquire);
+    if (other == nullptr) continue;
+    const uint64_t cur = other->current_.load(std::memory_order_seq_cst);
+    if (cur == 0) continue;
+    LaunchSlot* ps = SlotOf((uint64_t{i} << 32 | (cur - 1)) + 1);
+    const uint64_t theirs = ps != nullptr ? ps->stream.load(std::memory_order_relaxed) : 0;
+    AddPeer(slot->peer_count, slot->peers, theirs != 0 ? theirs : LaunchSlot::kUnknownStream);
+    if (ps != nullptr) {
+      AddPeer(ps->peer_count, ps->peers, mine != 0 ? mine : LaunchSlot::kUnknownStream);
+    }
+  }
+}
+
+ReconstructingAttributor::LaunchSlot* ReconstructingAttributor::SlotOf(uint64_t packed) const {
+  if (packed == 0) return nullptr;
+  const auto thread = static_cast<uint32_t>((packed - 1) >> 32);
+  const auto seq = static_cast<uint32_t>(packed - 1);
+  ThreadState* t =
+      thread <= kMaxThreads ? threads_[thread].load(std::memory_order_acquire) : nullptr;
+  return t != nullptr ? t->SlotAt(seq) : nullptr;
+}
+
+void ReconstructingAttributor::ObserveQueue(uint64_t tag, uint64_t queue) {
+  if (tag == 0 || queue == kNoQueue) return;
+  const uint64_t launch = (tag >> 52 << 32 | static_cast<uint32_t>(tag >> 20)) + 1;
+  if (launch == observed_launch_ && queue == observed_queue_) [[likely]] {
+    return;  // the launch's previous dispatch said the same
+  }
+  observed_launch_ = launch;
+  observed_queue_ = queue;
+  LaunchSlot* slot = SlotOf(launch);
+  if (slot == nullptr) return;
+  const uint64_t stream = slot->stream.load(std::memory_order_relaxed);
+  if (stream == 0) return;
+  auto it = stream_queue_.find(stream);
+  if (it == stream_queue_.end()) {
+    stream_queue_.emplace(stream, queue);
+  } else if (it->second != queue) {
+    it->second = kConflict;  // not one queue: proves nothing
+  }
+}
+
+uint64_t ReconstructingAttributor::QueueOfStream(uint64_t stream) const {
+  if (stream == 0) return kConflict;  // unknown stream: proves nothing
+  auto it = stream_queue_.find(stream);
+  return it == stream_queue_.end() ? kUnknownQueue : it->second;
+}
+
+// A launch with peers is keyed only if its own stream's queue is this dispatch's and every peer's
+// stream is known to use another queue: no peer could then have written (and tagged) its packets,
+// nor it theirs. A peer whose stream no decoded dispatch has placed yet leaves it undecided until
+// `final`. Judged once per launch, so a launch is keyed or withheld whole.
+ReconstructingAttributor::Hazard ReconstructingAttributor::HazardVerdict(LaunchSlot* slot,
+                                                                         uint64_t queue,
+                                                                         bool final) {
+  if (slot->verdict != 0) return slot->verdict == 1 ? Hazard::kProven : Hazard::kWithheld;
+  bool proven = queue != kNoQueue;
+  bool unknown = false;
+  const uint64_t own = QueueOfStream(slot->stream.load(std::memory_order_relaxed));
+  if (own != queue || own == kConflict) proven = false;
+  const uint32_t n = slot->peer_count.load(std::memory_order_acquire);
+  if (n > LaunchSlot::kMaxPeers) proven = false;
+  for (uint32_t i = 0; proven && i < n; ++i) {
+    // An entry still being written (0) comes from a launch that saw this one open after its end
+    // scan began: that scan found that launch open and recorded its stream already.
+    const uint64_t stream = slot->peers[i].load(std::memory_order_acquire);
+    if (stream == 0) continue;
+    const uint64_t other = stream == LaunchSlot::kUnknownStream ? kConflict : QueueOfStream(stream);
+    if (other == kUnknownQueue) {
+      unknown = true;  // may be learned from a later batch
+    } else if (other == kConflict || other == kUnknownQueue || other == own) {
+      proven = false;
+    }
+  }
+  if (proven && unknown && !final) return Hazard::kUndecided;
+  proven = proven && !unknown;
+  slot->verdict = proven ? 1 : 2;
+  ++(proven ? hazard_proven_ : hazard_withheld_);
+  return proven ? Hazard::kProven : Hazard::kWithheld;
 }
 
 void ReconstructingAttributor::Report(AttributionInfo* info) const {

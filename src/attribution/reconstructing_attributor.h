@@ -9,6 +9,15 @@
 // new version of the exec: between two changes each ordinal must keep running the same thing
 // (that is the check); across a change it may run something else, which then gets a new node id
 // of the same graph id (node_keys.h), and going back gives back the earlier key.
+//
+// The multi-thread hazard (issue 12): where launching streams share a hardware queue, a packet of
+// one launch can be written by another launching thread, which then tags it as its own work. Two
+// launches of execs running the same kernels can swap dispatches with every count and kernel
+// still matching, so these checks cannot prove a credit then. Each launch therefore records the
+// streams of the launches other threads had open at any moment during it (its peers); a dispatch
+// of a launch with peers is keyed only if each peer's stream is known to run on another hardware
+// queue than this launch's (learned from the queue each decoded dispatch ran on: a thread writes
+// packets only to the queue it submits to), else withheld as `hazard_unproven`.
 #pragma once
 
 #include <atomic>
@@ -49,8 +58,9 @@ class ReconstructingAttributor {
   // In place: hipGraphExecUpdate, set-params, enable/disable returned success. Same graph id.
   void OnExecChanged(uint64_t exec_handle);
 
-  // ---- Launching thread. `correlation`: the launch API call's id (0 = unknown). ----
-  void LaunchBegin(ThreadState* t, uint64_t exec_handle, uint64_t correlation);
+  // ---- Launching thread. `correlation`: the launch API call's id (0 = unknown); `stream`: the
+  // stream launched on (0 = unknown: a launch with peers is then never proven). ----
+  void LaunchBegin(ThreadState* t, uint64_t exec_handle, uint64_t correlation, uint64_t stream = 0);
   void LaunchEnd(ThreadState* t);
   // ---- The thread writing a packet: returns the tag the backend stores with the dispatch
   // (e.g. as its external correlation id); 0 when no launch is open on this thread. ----
@@ -59,8 +69,18 @@ class ReconstructingAttributor {
   // ---- Decoding thread. ----
   // The number of dispatches one launch of `graph_id` makes, where the backend reports it.
   void SetExpectedDispatches(uint32_t graph_id, uint32_t count);
-  // Sets a.graph_id / a.graph_node_id from `tag`, or leaves them 0 and counts why.
-  void Resolve(GpuActivity& a, uint64_t tag);
+  // What a decoded dispatch says about the hazard: the launch `tag` names ran on a stream whose
+  // packets went to hardware queue `queue`. Call for a batch before resolving it.
+  void ObserveQueue(uint64_t tag, uint64_t queue);
+  // Sets a.graph_id / a.graph_node_id from `tag`, or leaves them 0 and counts why. `queue`: the
+  // hardware queue the dispatch ran on (kNoQueue: unknown, so a launch with peers is withheld).
+  // Returns false, touching nothing, when its launch had a peer whose queue no decoded dispatch
+  // has shown yet and `final` is false: resolve it again after later batches (final at the end).
+  static constexpr uint64_t kNoQueue = ~uint64_t{0};
+  bool Resolve(GpuActivity& a, uint64_t tag, uint64_t queue = kNoQueue, bool final = true);
+  // Launches that had peers: proven by queues, and withheld (counted once per launch).
+  uint64_t overlapped_launches_proven() const { return hazard_proven_; }
+  uint64_t overlapped_launches_withheld() const { return hazard_withheld_; }
 
   const WithheldCounts& withheld() const { return withheld_; }
   // Node ids issued because a node was changed to run something else.
@@ -95,6 +115,13 @@ class ReconstructingAttributor {
     uint32_t version;   // in-place changes so far
   };
   Exec ExecFor(ThreadState* t, uint64_t exec_handle);
+  // Peers (reconstructing_hazard.cc).
+  struct LaunchSlot;
+  void RecordPeers(ThreadState* t, LaunchSlot* slot, uint32_t seq, bool at_end);
+  enum class Hazard : uint8_t { kProven, kWithheld, kUndecided };
+  Hazard HazardVerdict(LaunchSlot* slot, uint64_t queue, bool final);
+  LaunchSlot* SlotOf(uint64_t packed) const;
+  uint64_t QueueOfStream(uint64_t stream) const;
   uint32_t NewGraphId(uint64_t exec_handle, uint64_t native_id);  // under exec_mu_
 
   const KeySpace space_;
@@ -106,7 +133,7 @@ class ReconstructingAttributor {
 
   std::mutex threads_mu_;
   std::unique_ptr<std::atomic<ThreadState*>[]> threads_;
-  uint32_t thread_count_ = 0;
+  std::atomic<uint32_t> thread_count_{0};
 
   // Decoder side.
   struct GraphState {
@@ -126,6 +153,12 @@ class ReconstructingAttributor {
   uint32_t cached_graph_ = 0;
   NodeKeyTable keys_;
   WithheldCounts withheld_;
+  // stream -> the hardware queue its launches' packets went to (kConflict: seen on two).
+  static constexpr uint64_t kConflict = ~uint64_t{0} - 1;
+  static constexpr uint64_t kUnknownQueue = ~uint64_t{0} - 2;  // not seen yet
+  std::unordered_map<uint64_t, uint64_t> stream_queue_;
+  uint64_t observed_launch_ = 0, observed_queue_ = 0;  // the last launch ObserveQueue placed
+  uint64_t hazard_proven_ = 0, hazard_withheld_ = 0;
 };
 
 }  // namespace nodescope

@@ -56,4 +56,43 @@ class AttributionStage {
 // off the records keep the vendor's ids (capture-time ranges are still looked up).
 std::unique_ptr<AttributionStage> MakeNativeIdStage(bool graph_attribution);
 
+// For SDKs whose records carry no node identity (rocprofiler-sdk), over ReconstructingAttributor:
+// the per-thread recipe with verification. Besides the lifecycle (by the runtime's 64-bit exec
+// handles), the backend reports each graph launch from the launching thread, as its API call
+// enters and returns, and asks for a dispatch's tag on the thread that writes its packet (the
+// SDK's external-correlation request). The decoder stores that tag as the record's provisional
+// key: graph_id = kProvisionalGraphId, graph_node_id = the tag, and `stream` = the hardware queue
+// the dispatch ran on; Process() verifies it and writes the engine's key, or none and a count.
+class ReconstructingStage : public AttributionStage {
+ public:
+  static constexpr uint32_t kProvisionalGraphId = 0xffffffffu;
+
+  // ---- Lifecycle, application threads, as the API call returns (before it returns). ----
+  virtual void ExecInstantiated(uint64_t exec_handle, uint64_t native_id) = 0;
+  virtual void ExecUpdated(uint64_t exec_handle) = 0;  // update, set-params: in place
+  virtual void ExecDestroyed(uint64_t exec_handle) = 0;
+  // ---- The launching thread: around the launch call (`correlation`: its SDK id). ----
+  virtual void LaunchBegin(uint64_t exec_handle, uint64_t stream, uint64_t correlation) = 0;
+  virtual void LaunchEnd() = 0;
+  // ---- The thread writing a packet: the tag to store with the dispatch; 0 = none. ----
+  virtual uint64_t OnDispatch(uint64_t dispatch_correlation) = 0;
+  // Tags are at or above this (a thread index in the top bits): anything smaller the backend
+  // stores with a dispatch (a pushed user-range id) is not a tag.
+  static constexpr uint64_t kMinTag = uint64_t{1} << 52;
+
+  // Records whose launch overlapped another thread's on a stream no decoded dispatch had placed
+  // yet stay provisional through Process() until a later batch decides them; this decides the
+  // rest (withheld where still unknown). Call once, after the last Process(), before Report().
+  virtual void Finish(ChunkedVector<GpuActivity>& gpu) = 0;
+
+  // Threads that launched graphs so far (for the hardware-queue warning).
+  virtual uint32_t launching_threads() const = 0;
+  // Launches that overlapped another thread's: proven by hardware queues, withheld.
+  virtual uint64_t overlapped_launches_proven() const = 0;
+  virtual uint64_t overlapped_launches_withheld() const = 0;
+};
+
+// With `graph_attribution` off no record gets a key (provisional ones are cleared).
+std::unique_ptr<ReconstructingStage> MakeReconstructingStage(bool graph_attribution);
+
 }  // namespace nodescope

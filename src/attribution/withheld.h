@@ -25,13 +25,18 @@ enum class WithheldReason : uint8_t {
   // Reconstruction: launched under a version of its exec (changes in place) older than the two
   // last seen at its node: what that node ran then is no longer known, so it cannot be verified.
   kStaleExecVersion,
+  // Reconstruction: the launch overlapped another thread's launch that may have shared its
+  // hardware queue (where packets of one launch can be written by the other thread and so be
+  // tagged as its work), and nothing proved the credit (attribution/reconstructing_attributor.h).
+  kHazardUnproven,
   kCount
 };
 
-inline constexpr std::array<const char*, 9> kWithheldReasonName = {
+inline constexpr std::array<const char*, 10> kWithheldReasonName = {
     "identity_mismatch",  "inconsistent_native_key", "ordinal_space_exhausted",
     "wrong_launch",       "dispatch_count_mismatch", "launch_in_progress",
-    "graph_id_too_large", "exec_id_reused",          "stale_exec_version"};
+    "graph_id_too_large", "exec_id_reused",          "stale_exec_version",
+    "hazard_unproven"};
 static_assert(kWithheldReasonName.size() == static_cast<size_t>(WithheldReason::kCount));
 
 struct WithheldCounts {

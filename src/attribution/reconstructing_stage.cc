@@ -1,0 +1,132 @@
+// The reconstructing attribution stage: ReconstructingAttributor behind AttributionStage, with
+// the per-thread state the launching and packet-writing threads need.
+#include <atomic>
+#include <vector>
+
+#include "attribution/reconstructing_attributor.h"
+#include "attribution/stage.h"
+
+namespace nodescope {
+namespace {
+
+std::atomic<uint64_t> g_next_serial{1};
+
+class ReconstructingStageImpl final : public ReconstructingStage {
+ public:
+  explicit ReconstructingStageImpl(bool graph_attribution) {
+    if (graph_attribution) attributor_ = std::make_unique<ReconstructingAttributor>();
+  }
+
+  // The uint32 lifecycle of AttributionStage (vendors with 32-bit exec ids).
+  void ExecCreated(uint32_t exec, uint64_t) override { ExecInstantiated(exec, exec); }
+  void ExecChanged(uint32_t exec, uint64_t) override { ExecUpdated(exec); }
+  // Capture-time ranges are not followed through reconstructed keys yet.
+  void TemplateNodeCreated(uint64_t, uint64_t) override {}
+  void TemplateNodeCloned(uint64_t, uint64_t) override {}
+  void ExecNodeBound(uint64_t, uint64_t, uint64_t) override {}
+
+  void ExecInstantiated(uint64_t exec_handle, uint64_t native_id) override {
+    if (attributor_ != nullptr) attributor_->OnExecCreated(exec_handle, native_id);
+  }
+  void ExecUpdated(uint64_t exec_handle) override {
+    if (attributor_ != nullptr) attributor_->OnExecChanged(exec_handle);
+  }
+  void ExecDestroyed(uint64_t exec_handle) override {
+    if (attributor_ != nullptr) attributor_->OnExecDestroyed(exec_handle);
+  }
+
+  void LaunchBegin(uint64_t exec_handle, uint64_t stream, uint64_t correlation) override {
+    if (attributor_ == nullptr) return;
+    ReconstructingAttributor::ThreadState* t = This(true);
+    attributor_->LaunchBegin(t, exec_handle, correlation, stream);
+  }
+  void LaunchEnd() override {
+    if (attributor_ != nullptr) attributor_->LaunchEnd(This(false));
+  }
+  uint64_t OnDispatch(uint64_t dispatch_correlation) override {
+    if (attributor_ == nullptr) return 0;
+    ReconstructingAttributor::ThreadState* t = This(false);
+    return t != nullptr ? attributor_->OnDispatch(t, dispatch_correlation) : 0;
+  }
+
+  void Process(ChunkedVector<GpuActivity>& gpu, size_t first) override {
+    if (first >= gpu.size()) return;
+    if (attributor_ == nullptr) {
+      gpu.ForEachFrom(first, [](GpuActivity& a) {
+        if (a.graph_id == kProvisionalGraphId) a.graph_id = 0, a.graph_node_id = 0;
+      });
+      return;
+    }
+    // Where each launch's packets went first, so a launch is judged on the whole batch.
+    gpu.ForEachFrom(first, [this](GpuActivity& a) {
+      if (a.graph_id == kProvisionalGraphId) attributor_->ObserveQueue(a.graph_node_id, a.stream);
+    });
+    Retry(gpu, false);
+    size_t i = first;
+    gpu.ForEachFrom(first, [this, &i](GpuActivity& a) {
+      if (a.graph_id == kProvisionalGraphId &&
+          !attributor_->Resolve(a, a.graph_node_id, a.stream, false)) {
+        pending_.push_back(i);
+      }
+      ++i;
+    });
+  }
+
+  void Finish(ChunkedVector<GpuActivity>& gpu) override {
+    if (attributor_ != nullptr) Retry(gpu, true);
+  }
+
+  void Report(AttributionInfo* info) const override {
+    info->mode = attributor_ != nullptr ? "reconstructed" : "disabled";
+    if (attributor_ != nullptr) attributor_->Report(info);
+  }
+
+  uint32_t launching_threads() const override { return launching_threads_.load(); }
+  uint64_t overlapped_launches_proven() const override {
+    return attributor_ != nullptr ? attributor_->overlapped_launches_proven() : 0;
+  }
+  uint64_t overlapped_launches_withheld() const override {
+    return attributor_ != nullptr ? attributor_->overlapped_launches_withheld() : 0;
+  }
+
+ private:
+  // Records left undecided by earlier batches, in order; `final` decides every one.
+  void Retry(ChunkedVector<GpuActivity>& gpu, bool final) {
+    size_t kept = 0;
+    for (size_t index : pending_) {
+      GpuActivity& a = gpu[index];
+      if (!attributor_->Resolve(a, a.graph_node_id, a.stream, final)) pending_[kept++] = index;
+    }
+    pending_.resize(kept);
+  }
+
+  // This thread's state in this stage (registered at its first launch; null before).
+  ReconstructingAttributor::ThreadState* This(bool launching) {
+    struct Cached {
+      uint64_t serial = 0;
+      ReconstructingAttributor::ThreadState* state = nullptr;
+    };
+    thread_local Cached cached;
+    if (cached.serial == serial_) [[likely]] {
+      return cached.state;
+    }
+    if (!launching) return nullptr;  // a thread that never launched has no launch open
+    cached.serial = serial_;
+    cached.state = attributor_->RegisterThread();
+    launching_threads_.fetch_add(1);
+    return cached.state;
+  }
+
+  const uint64_t serial_ = g_next_serial.fetch_add(1);
+  std::unique_ptr<ReconstructingAttributor> attributor_;  // null when graph attribution is off
+  std::atomic<uint32_t> launching_threads_{0};
+  std::vector<size_t> pending_;  // decoder only: indices into the trace's records
+};
+
+}  // namespace
+
+std::unique_ptr<ReconstructingStage> MakeReconstructingStage(bool graph_attribution) {
+  return std::make_unique<ReconstructingStageImpl>(graph_attribution);
+}
+
+}  // namespace nodescope

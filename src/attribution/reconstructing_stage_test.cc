@@ -1,0 +1,235 @@
+// The reconstructing stage as the AMD backend feeds it: launches and packet tags from the
+// application's threads, provisional keys verified by Process(), the off switch, and the
+// multi-thread hazard: overlapping launches keyed only where hardware queues prove the credit.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <map>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "attribution/stage.h"
+
+namespace nodescope {
+namespace {
+
+constexpr uint32_t kProvisional = ReconstructingStage::kProvisionalGraphId;
+
+// A dispatch as the decoder stores it: the tag as provisional key, the hardware queue as stream.
+GpuActivity Dispatch(StringId kernel, uint64_t tag, uint32_t queue) {
+  GpuActivity a{};
+  a.kind = ActivityKind::kKernel;
+  a.kernel.name = kernel;
+  a.graph_id = tag != 0 ? kProvisional : 0;
+  a.graph_node_id = tag;
+  a.stream = queue;
+  return a;
+}
+
+uint64_t Withheld(const AttributionInfo& info, const char* reason) {
+  for (const auto& [r, n] : info.withheld)
+    if (r == reason) return n;
+  return 0;
+}
+
+// One launch of `kernels` on this thread, its dispatches appended to `gpu` on `queue`.
+void Launch(ReconstructingStage& s, uint64_t exec, uint64_t stream, uint32_t queue,
+            const std::vector<StringId>& kernels, ChunkedVector<GpuActivity>& gpu) {
+  s.LaunchBegin(exec, stream, 0);
+  for (StringId k : kernels) gpu.push_back(Dispatch(k, s.OnDispatch(0), queue));
+  s.LaunchEnd();
+}
+
+TEST(ReconstructingStage, ProvisionalKeysBecomeEngineKeys) {
+  auto s = MakeReconstructingStage(true);
+  ChunkedVector<GpuActivity> gpu;
+  s->ExecInstantiated(0x1000, 0);
+  for (int r = 0; r < 3; ++r) Launch(*s, 0x1000, 0x50, 1, {7, 8, 9}, gpu);
+  gpu.push_back(Dispatch(4, 0, 1));  // not from a graph: left alone
+  EXPECT_GE(gpu[0].graph_node_id, ReconstructingStage::kMinTag);
+  s->Process(gpu, 0);
+  for (size_t i = 0; i < 9; ++i) {
+    EXPECT_EQ(gpu[i].graph_id, 1u) << i;
+    EXPECT_EQ(gpu[i].graph_node_id, (uint64_t{1} << 32) | (i % 3)) << i;
+  }
+  EXPECT_EQ(gpu[9].graph_id, 0u);
+  EXPECT_EQ(gpu[9].graph_node_id, 0u);
+  AttributionInfo info;
+  s->Report(&info);
+  EXPECT_EQ(info.mode, "reconstructed");
+  EXPECT_EQ(s->launching_threads(), 1u);
+}
+
+TEST(ReconstructingStage, UpdateKeepsGraphIdAndReusedAddressGetsNewOne) {
+  auto s = MakeReconstructingStage(true);
+  ChunkedVector<GpuActivity> gpu;
+  s->ExecInstantiated(0x1000, 0);
+  Launch(*s, 0x1000, 0x50, 1, {1, 2}, gpu);
+  s->ExecUpdated(0x1000);
+  Launch(*s, 0x1000, 0x50, 1, {3, 4}, gpu);
+  s->ExecDestroyed(0x1000);
+  s->ExecInstantiated(0x1000, 0);  // the same address at once
+  Launch(*s, 0x1000, 0x50, 1, {5, 6}, gpu);
+  s->Process(gpu, 0);
+  std::set<uint64_t> keys;
+  for (size_t i = 0; i < gpu.size(); ++i) keys.insert(gpu[i].graph_node_id);
+  EXPECT_EQ(keys.size(), 6u);
+  EXPECT_EQ(gpu[2].graph_id, 1u);
+  EXPECT_EQ(gpu[4].graph_id, 2u);
+}
+
+TEST(ReconstructingStage, OffSwitchClearsProvisionalKeys) {
+  auto s = MakeReconstructingStage(false);
+  ChunkedVector<GpuActivity> gpu;
+  s->ExecInstantiated(0x1000, 0);
+  Launch(*s, 0x1000, 0x50, 1, {1, 2}, gpu);
+  gpu.push_back(Dispatch(1, ReconstructingStage::kMinTag + 2, 1));  // as a decoder would store it
+  s->Process(gpu, 0);
+  for (size_t i = 0; i < gpu.size(); ++i) EXPECT_EQ(gpu[i].graph_id, 0u);
+  for (size_t i = 0; i < gpu.size(); ++i) EXPECT_EQ(gpu[i].graph_node_id, 0u);
+  AttributionInfo info;
+  s->Report(&info);
+  EXPECT_EQ(info.mode, "disabled");
+}
+
+// Two threads launching at once (each between the other's begin and end). `queue_b`: the
+// hardware queue thread B's stream uses; A's uses queue 1.
+struct Overlap {
+  ChunkedVector<GpuActivity> gpu;
+  std::unique_ptr<ReconstructingStage> s = MakeReconstructingStage(true);
+  explicit Overlap(uint32_t queue_b, uint64_t stream_b = 0xb0, bool swap = false) {
+    s->ExecInstantiated(0xa, 0);
+    s->ExecInstantiated(0xb, 0);
+    std::atomic<int> step{0};
+    auto wait = [&](int n) {
+      while (step.load() < n) std::this_thread::yield();
+    };
+    std::vector<GpuActivity> a, b;
+    std::thread ta([&] {
+      s->LaunchBegin(0xa, 0xa0, 0);
+      step = 1;
+      wait(2);
+      a.push_back(Dispatch(1, s->OnDispatch(0), 1));
+      // Under the hazard this thread writes B's first packet (same kernels in both execs).
+      if (swap) a.push_back(Dispatch(1, s->OnDispatch(0), queue_b));
+      a.push_back(Dispatch(2, s->OnDispatch(0), 1));
+      step = 3;
+      wait(4);
+      s->LaunchEnd();
+    });
+    std::thread tb([&] {
+      wait(1);
+      s->LaunchBegin(0xb, stream_b, 0);
+      step = 2;
+      wait(3);
+      if (!swap) b.push_back(Dispatch(1, s->OnDispatch(0), queue_b));
+      b.push_back(Dispatch(2, s->OnDispatch(0), queue_b));
+      if (swap) b.push_back(Dispatch(1, s->OnDispatch(0), queue_b));  // A's packet, B's tag
+      s->LaunchEnd();
+      step = 4;
+    });
+    ta.join();
+    tb.join();
+    for (auto& x : a) gpu.push_back(x);
+    for (auto& x : b) gpu.push_back(x);
+    s->Process(gpu, 0);
+  }
+  size_t Keyed() {
+    size_t n = 0;
+    for (size_t i = 0; i < gpu.size(); ++i) n += gpu[i].graph_id != 0;
+    return n;
+  }
+};
+
+TEST(ReconstructingStage, OverlapOnSeparateQueuesIsProven) {
+  Overlap o(/*queue_b=*/2);
+  EXPECT_EQ(o.Keyed(), 4u);
+  EXPECT_EQ(o.s->overlapped_launches_proven(), 2u);
+  EXPECT_EQ(o.s->overlapped_launches_withheld(), 0u);
+}
+
+TEST(ReconstructingStage, OverlapOnSharedQueueIsWithheld) {
+  Overlap o(/*queue_b=*/1);
+  EXPECT_EQ(o.Keyed(), 0u);
+  AttributionInfo info;
+  o.s->Report(&info);
+  EXPECT_EQ(Withheld(info, "hazard_unproven"), 4u);
+  EXPECT_EQ(o.s->overlapped_launches_withheld(), 2u);
+}
+
+TEST(ReconstructingStage, OverlapOnOneStreamIsWithheld) {
+  Overlap o(/*queue_b=*/1, /*stream_b=*/0xa0);
+  EXPECT_EQ(o.Keyed(), 0u);
+}
+
+TEST(ReconstructingStage, SwapWithMatchingCountsAndKernelsIsNeverKeyed) {
+  // Execs of the same kernels on one queue: each launch's count and kernels still match after
+  // the swap, which only the hazard rule catches. Without it both launches would be keyed and
+  // A's packet credited to B.
+  Overlap o(/*queue_b=*/1, 0xb0, /*swap=*/true);
+  EXPECT_EQ(o.Keyed(), 0u);
+}
+
+TEST(ReconstructingStage, OverlapWaitsForThePeersQueue) {
+  // A's dispatches come in one batch, its peer B's only in the next: A is decided then.
+  auto s = MakeReconstructingStage(true);
+  s->ExecInstantiated(0xa, 0);
+  s->ExecInstantiated(0xb, 0);
+  std::vector<GpuActivity> a, b;
+  std::atomic<int> step{0};
+  std::thread tb([&] {
+    s->LaunchBegin(0xb, 0xb0, 0);
+    step = 1;
+    while (step.load() < 2) std::this_thread::yield();
+    b.push_back(Dispatch(11, s->OnDispatch(0), 2));
+    s->LaunchEnd();
+  });
+  while (step.load() < 1) std::this_thread::yield();
+  s->LaunchBegin(0xa, 0xa0, 0);
+  a.push_back(Dispatch(1, s->OnDispatch(0), 1));
+  s->LaunchEnd();
+  step = 2;
+  tb.join();
+  ChunkedVector<GpuActivity> gpu;
+  gpu.push_back(a[0]);
+  s->Process(gpu, 0);
+  EXPECT_EQ(gpu[0].graph_id, kProvisional) << "undecided until B's queue is known";
+  gpu.push_back(b[0]);
+  s->Process(gpu, 1);
+  EXPECT_EQ(gpu[0].graph_id, 1u);
+  EXPECT_EQ(gpu[1].graph_id, 2u);
+  s->Finish(gpu);
+  EXPECT_EQ(s->overlapped_launches_proven(), 2u);
+}
+
+TEST(ReconstructingStage, FinishWithholdsWhatNoBatchDecided) {
+  auto s = MakeReconstructingStage(true);
+  s->ExecInstantiated(0xa, 0);
+  s->ExecInstantiated(0xb, 0);
+  std::atomic<int> step{0};
+  std::thread tb([&] {
+    s->LaunchBegin(0xb, 0xb0, 0);  // a launch whose dispatches are never decoded
+    step = 1;
+    while (step.load() < 2) std::this_thread::yield();
+    s->LaunchEnd();
+  });
+  while (step.load() < 1) std::this_thread::yield();
+  ChunkedVector<GpuActivity> gpu;
+  s->LaunchBegin(0xa, 0xa0, 0);
+  gpu.push_back(Dispatch(1, s->OnDispatch(0), 1));
+  s->LaunchEnd();
+  step = 2;
+  tb.join();
+  s->Process(gpu, 0);
+  EXPECT_EQ(gpu[0].graph_id, kProvisional);
+  s->Finish(gpu);
+  EXPECT_EQ(gpu[0].graph_id, 0u);
+  EXPECT_EQ(gpu[0].graph_node_id, 0u);
+  AttributionInfo info;
+  s->Report(&info);
+  EXPECT_EQ(Withheld(info, "hazard_unproven"), 1u);
+}
+
+}  // namespace
+}  // namespace nodescope

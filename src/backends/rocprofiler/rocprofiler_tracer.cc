@@ -1,0 +1,285 @@
+// The rocprofiler-sdk backend.
+#include "backends/rocprofiler/rocprofiler_tracer.h"
+
+#include <time.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "base/clock.h"
+#include "ranges/range_recorder.h"
+
+namespace nodescope::rocprofiler {
+namespace {
+
+std::atomic<RocprofilerTracer*> g_active{nullptr};
+rocprofiler_context_id_t g_range_context{0};
+SdkApi g_range_sdk;
+
+// CLOCK_BOOTTIME (the SDK's clock) to CLOCK_REALTIME (the trace's), read back to back.
+int64_t BootToRealtimeNs() {
+  timespec boot{}, real{};
+  clock_gettime(CLOCK_BOOTTIME, &boot);
+  clock_gettime(CLOCK_REALTIME, &real);
+  auto ns = [](const timespec& t) { return int64_t{t.tv_sec} * 1000000000 + t.tv_nsec; };
+  return ns(real) - ns(boot);
+}
+
+// User ranges become pushed external correlation ids: the SDK stamps every API call made inside
+// one with it (HIP_RUNTIME_API records' external id), linking its work to the range.
+void RangePushed(uint64_t range_id) {
+  rocprofiler_thread_id_t tid = 0;
+  if (g_range_sdk.get_thread_id(&tid) != ROCPROFILER_STATUS_SUCCESS) return;
+  rocprofiler_user_data_t value{};
+  value.value = range_id;
+  g_range_sdk.push_external_correlation_id(g_range_context, tid, value);
+}
+void RangePopped(uint64_t) {
+  rocprofiler_thread_id_t tid = 0;
+  if (g_range_sdk.get_thread_id(&tid) != ROCPROFILER_STATUS_SUCCESS) return;
+  rocprofiler_user_data_t value{};
+  g_range_sdk.pop_external_correlation_id(g_range_context, tid, &value);
+}
+const RangeRecorder::Listener kRangeListener{&RangePushed, &RangePopped};
+
+Status Check(rocprofiler_status_t s, const char* what) {
+  if (s == ROCPROFILER_STATUS_SUCCESS) return OkStatus();
+  std::string m = std::string(what) + " failed (rocprofiler status " +
+                  std::to_string(static_cast<int>(s)) + ")";
+  if (s == ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED) {
+    m += ": rocprofiler-sdk takes services only while it initializes a tool; trace with "
+         "`nodescope run --backend rocm`";
+  }
+  return UnavailableError(m);
+}
+
+uint64_t AsHandle(const void* p) { return reinterpret_cast<uint64_t>(p); }
+
+}  // namespace
+
+RocprofilerTracer::~RocprofilerTracer() {
+  if (running_) (void)Stop();
+}
+
+Status RocprofilerTracer::Start(const TracerOptions& options) {
+  if (running_) return FailedPreconditionError("the rocprofiler tracer is already running");
+  StatusOr<SdkApi> sdk = LoadSdkApi();
+  if (!sdk.ok()) return sdk.status();
+  sdk_ = *sdk;
+  RocprofilerTracer* expected = nullptr;
+  if (!g_active.compare_exchange_strong(expected, this)) {
+    return AlreadyExistsError("a nodescope rocprofiler session is already active in this process");
+  }
+  trace_.start_ns = NowNs();
+  stage_ = MakeReconstructingStage(options.graph_attribution);
+  decoder_.emplace(&trace_, options.max_events, BootToRealtimeNs());
+  AddDevices();
+  Status s = Configure(options);
+  if (!s.ok()) {
+    g_active.store(nullptr);
+    return s;
+  }
+  g_range_sdk = sdk_;
+  g_range_context = context_;
+  RangeRecorder::Get().SetListener(&kRangeListener);
+  running_ = true;
+  return OkStatus();
+}
+
+void RocprofilerTracer::AddDevices() {
+  auto each = [](rocprofiler_agent_version_t, const void** agents, size_t n, void* data) {
+    auto* self = static_cast<RocprofilerTracer*>(data);
+    for (size_t i = 0; i < n; ++i) {
+      const auto* a = static_cast<const rocprofiler_agent_v0_t*>(agents[i]);
+      if (a->type != ROCPROFILER_AGENT_TYPE_GPU) continue;
+      const auto device = static_cast<uint32_t>(a->logical_node_type_id);
+      self->decoder_->SetAgentDevice(a->id.handle, device);
+      DeviceProperties p;
+      p.id = device;
+      p.name = a->product_name != nullptr && a->product_name[0] ? a->product_name
+               : a->name != nullptr                             ? a->name
+                                                                : "";
+      p.total_global_mem = a->local_mem_size;
+      p.num_sms = static_cast<int>(a->cu_count);
+      p.warp_size = static_cast<int>(a->wave_front_size);
+      p.max_threads_per_block = static_cast<int>(a->workgroup_max_size);
+      self->trace_.devices.push_back(p);
+    }
+    return ROCPROFILER_STATUS_SUCCESS;
+  };
+  (void)sdk_.query_available_agents(ROCPROFILER_AGENT_INFO_VERSION_0, each,
+                                    sizeof(rocprofiler_agent_v0_t), this);
+  uint32_t major = 0, minor = 0, patch = 0;
+  if (sdk_.get_version(&major, &minor, &patch) == ROCPROFILER_STATUS_SUCCESS) {
+    trace_.versions.emplace_back("rocprofiler_sdk_version", major * 10000 + minor * 100 + patch);
+  }
+}
+
+Status RocprofilerTracer::Configure(const TracerOptions& options) {
+  RETURN_IF_ERROR(Check(sdk_.create_context(&context_), "rocprofiler_create_context"));
+  const size_t bytes = options.buffer_bytes;
+  RETURN_IF_ERROR(
+      Check(sdk_.create_buffer(context_, bytes, bytes / 2, ROCPROFILER_BUFFER_POLICY_DISCARD,
+                               &OnBuffer, this, &buffer_),
+            "rocprofiler_create_buffer"));
+  for (rocprofiler_buffer_tracing_kind_t kind :
+       {ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH, ROCPROFILER_BUFFER_TRACING_MEMORY_COPY,
+        ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API}) {
+    RETURN_IF_ERROR(Check(sdk_.configure_buffer_tracing(context_, kind, nullptr, 0, buffer_),
+                          "rocprofiler_configure_buffer_tracing_service"));
+  }
+  const rocprofiler_tracing_operation_t graph_ops[] = {
+      ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphLaunch,
+      ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphLaunch_spt,
+      ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphInstantiate,
+      ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphInstantiateWithFlags,
+      ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphInstantiateWithParams,
+      ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecUpdate,
+      ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecKernelNodeSetParams,
+      ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecDestroy};
+  RETURN_IF_ERROR(Check(sdk_.configure_callback_tracing(
+                            context_, ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API, graph_ops,
+                            sizeof(graph_ops) / sizeof(graph_ops[0]), &OnHipApi, this),
+                        "rocprofiler_configure_callback_tracing_service (HIP runtime API)"));
+  RETURN_IF_ERROR(
+      Check(sdk_.configure_callback_tracing(context_, ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT,
+                                            nullptr, 0, &OnCodeObject, this),
+            "rocprofiler_configure_callback_tracing_service (code objects)"));
+  const rocprofiler_external_correlation_id_request_kind_t kinds[] = {
+      ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH,
+      ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY};
+  RETURN_IF_ERROR(
+      Check(sdk_.configure_external_correlation_request(context_, kinds, 2, &OnRequest, this),
+            "rocprofiler_configure_external_correlation_id_request_service"));
+  return Check(sdk_.start_context(context_), "rocprofiler_start_context");
+}
+
+void RocprofilerTracer::OnBuffer(rocprofiler_context_id_t, rocprofiler_buffer_id_t,
+                                 rocprofiler_record_header_t** headers, size_t count, void* data,
+                                 uint64_t drop_count) {
+  auto* self = static_cast<RocprofilerTracer*>(data);
+  self->vendor_dropped_.fetch_add(drop_count, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(self->decode_mu_);
+  if (!self->decoder_) return;
+  const size_t first = self->trace_.gpu.size();
+  self->decoder_->Decode(headers, count);          // neutral records, provisional keys
+  self->stage_->Process(self->trace_.gpu, first);  // the engine's keys
+}
+
+void RocprofilerTracer::OnHipApi(rocprofiler_callback_tracing_record_t record,
+                                 rocprofiler_user_data_t*, void* data) {
+  auto* self = static_cast<RocprofilerTracer*>(data);
+  const auto* d = static_cast<const rocprofiler_callback_tracing_hip_api_data_t*>(record.payload);
+  if (d == nullptr) return;
+  ReconstructingStage& stage = *self->stage_;
+  const bool enter = record.phase == ROCPROFILER_CALLBACK_PHASE_ENTER;
+  const bool ok = !enter && d->retval.hipError_t_retval == 0;
+  const auto& args = d->args;
+  switch (record.operation) {
+    case ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphLaunch:
+    case ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphLaunch_spt:
+      if (enter) {
+        stage.LaunchBegin(AsHandle(args.hipGraphLaunch.graphExec),
+                          AsHandle(args.hipGraphLaunch.stream), record.correlation_id.internal);
+      } else {
+        stage.LaunchEnd();
+      }
+      break;
+    // pGraphExec, the first argument of all three, is valid on EXIT only.
+    case ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphInstantiate:
+    case ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphInstantiateWithFlags:
+    case ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphInstantiateWithParams:
+      if (ok && args.hipGraphInstantiate.pGraphExec != nullptr) {
+        stage.ExecInstantiated(AsHandle(*args.hipGraphInstantiate.pGraphExec),
+                               record.correlation_id.internal);
+      }
+      break;
+    case ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecUpdate:
+      if (ok) stage.ExecUpdated(AsHandle(args.hipGraphExecUpdate.hGraphExec));
+      break;
+    case ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecKernelNodeSetParams:
+      if (ok) stage.ExecUpdated(AsHandle(args.hipGraphExecKernelNodeSetParams.hGraphExec));
+      break;
+    case ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecDestroy:
+      // HIP may hand the address out again as soon as this returns: forget it first.
+      if (enter) stage.ExecDestroyed(AsHandle(args.hipGraphExecDestroy.graphExec));
+      break;
+    default:
+      break;
+  }
+}
+
+void RocprofilerTracer::OnCodeObject(rocprofiler_callback_tracing_record_t record,
+                                     rocprofiler_user_data_t*, void* data) {
+  if (record.operation != ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER ||
+      record.phase != ROCPROFILER_CALLBACK_PHASE_LOAD || record.payload == nullptr) {
+    return;
+  }
+  const auto* sym =
+      static_cast<const rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t*>(
+          record.payload);
+  static_cast<RocprofilerTracer*>(data)->decoder_->AddKernelSymbol(sym->kernel_id,
+                                                                   sym->kernel_name);
+}
+
+// On the thread writing the packet: the recipe's tag when a graph launch is open there; else
+// the pushed value (a user range, or none).
+int RocprofilerTracer::OnRequest(rocprofiler_thread_id_t, rocprofiler_context_id_t,
+                                 rocprofiler_external_correlation_id_request_kind_t,
+                                 rocprofiler_tracing_operation_t, uint64_t internal,
+                                 rocprofiler_user_data_t* external, void* data) {
+  const uint64_t tag = static_cast<RocprofilerTracer*>(data)->stage_->OnDispatch(internal);
+  if (tag == 0) return 1;
+  external->value = tag;
+  return 0;
+}
+
+Status RocprofilerTracer::Stop() {
+  std::lock_guard<std::mutex> stop_lock(stop_mu_);
+  if (!running_) return OkStatus();
+  running_ = false;
+  RangeRecorder::Get().SetListener(nullptr);
+  Status flushed = Check(sdk_.flush_buffer(buffer_), "rocprofiler_flush_buffer");
+  (void)sdk_.stop_context(context_);
+  {
+    std::lock_guard<std::mutex> lock(decode_mu_);
+    trace_.drops.vendor_dropped += vendor_dropped_.exchange(0);
+    trace_.end_ns = NowNs();
+    const uint32_t threads = stage_->launching_threads();
+    trace_.counters.emplace_back("graph_launch_threads", threads);
+    trace_.counters.emplace_back("overlapped_launches_proven",
+                                 static_cast<int64_t>(stage_->overlapped_launches_proven()));
+    trace_.counters.emplace_back("overlapped_launches_withheld",
+                                 static_cast<int64_t>(stage_->overlapped_launches_withheld()));
+    const char* q = std::getenv("GPU_MAX_HW_QUEUES");
+    const long queues = q != nullptr && std::atol(q) > 0 ? std::atol(q) : 4;
+    if (threads >= static_cast<uint32_t>(queues)) {
+      std::fprintf(stderr,
+                   "nodescope: warning: graphs were launched from %u threads with "
+                   "GPU_MAX_HW_QUEUES=%ld: launching streams then share hardware queues, where "
+                   "another thread can write a launch's packets; launches that overlapped such a "
+                   "launch are written without graph keys unless their queues prove the credit "
+                   "(%llu withheld; raise GPU_MAX_HW_QUEUES above the number of launching "
+                   "threads to avoid it)\n",
+                   threads, queues,
+                   static_cast<unsigned long long>(stage_->overlapped_launches_withheld()));
+    }
+    stage_->Finish(trace_.gpu);
+    stage_->Report(&trace_.attribution);
+  }
+  g_active.store(nullptr, std::memory_order_release);
+  return flushed;
+}
+
+void RocprofilerTracer::FinalizeActive() {
+  if (RocprofilerTracer* t = g_active.load(std::memory_order_acquire)) (void)t->Stop();
+}
+
+namespace {
+[[maybe_unused]] const bool kRegistered = RegisterTracer(
+    "rocprofiler",
+    []() -> std::unique_ptr<Tracer> { return std::make_unique<RocprofilerTracer>(); });
+}  // namespace
+
+}  // namespace nodescope::rocprofiler

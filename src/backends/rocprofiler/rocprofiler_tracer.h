@@ -1,0 +1,61 @@
+// The rocprofiler-sdk backend: a context with buffer tracing of kernel dispatches, memory copies
+// and HIP runtime API calls; callback tracing of the HIP graph lifecycle and launches (driving
+// the reconstructing attribution stage) and of code objects (kernel names); the external
+// correlation request service (the per-thread recipe's tag on each dispatch); user ranges pushed
+// as external correlation ids. Start() must run inside the tool's initialize (the SDK allows
+// configuration nowhere else): the process session started by rocprofiler_tool.cc does that.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include "attribution/stage.h"
+#include "backends/backend.h"
+#include "backends/rocprofiler/rocprofiler_decoder.h"
+#include "backends/rocprofiler/sdk_api.h"
+
+namespace nodescope::rocprofiler {
+
+class RocprofilerTracer final : public Tracer {
+ public:
+  RocprofilerTracer() = default;
+  ~RocprofilerTracer() override;
+
+  std::string_view name() const override { return "rocprofiler"; }
+  Status Start(const TracerOptions& options) override;
+  Status Stop() override;
+  Trace& trace() override { return trace_; }
+
+  // The tool's finalize: the SDK delivers nothing after it, so the active tracer stops there.
+  static void FinalizeActive();
+
+ private:
+  static void OnBuffer(rocprofiler_context_id_t, rocprofiler_buffer_id_t,
+                       rocprofiler_record_header_t** headers, size_t count, void* data,
+                       uint64_t drop_count);
+  static void OnHipApi(rocprofiler_callback_tracing_record_t record, rocprofiler_user_data_t*,
+                       void* data);
+  static void OnCodeObject(rocprofiler_callback_tracing_record_t record, rocprofiler_user_data_t*,
+                           void* data);
+  static int OnRequest(rocprofiler_thread_id_t, rocprofiler_context_id_t,
+                       rocprofiler_external_correlation_id_request_kind_t kind,
+                       rocprofiler_tracing_operation_t, uint64_t internal,
+                       rocprofiler_user_data_t* external, void* data);
+  Status Configure(const TracerOptions& options);
+  void AddDevices();
+
+  Trace trace_;
+  SdkApi sdk_;
+  std::unique_ptr<ReconstructingStage> stage_;
+  std::optional<RocprofilerDecoder> decoder_;
+  std::mutex decode_mu_;  // one batch at a time: the SDK's thread or a flush
+  std::atomic<uint64_t> vendor_dropped_{0};
+  rocprofiler_context_id_t context_{0};
+  rocprofiler_buffer_id_t buffer_{0};
+  std::mutex stop_mu_;
+  bool running_ = false;
+};
+
+}  // namespace nodescope::rocprofiler

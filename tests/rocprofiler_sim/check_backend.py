@@ -1,0 +1,228 @@
+"""The AMD backend end to end against the simulated rocprofiler-sdk, no GPU: for each scenario of
+issue 12's "Done when" table, `nodescope run --backend rocm -o t.json -- sim_program CASE` (the SDK
+found by name on the loader path, the tool through ROCP_TOOL_LIBRARIES), then `nodescope check
+t.json`, then the ground truth: each node of each exec runs a kernel of its own name, and
+sim_program prints "expect nodes=N replays=R" per exec (version), so keys and their occurrences
+are known. Prints one line per case; --hazard-table prints the multi-thread numbers only."""
+import argparse
+import collections
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+p = argparse.ArgumentParser()
+p.add_argument("--nodescope", required=True)
+p.add_argument("--program", required=True)
+p.add_argument("--sim-lib-dir", required=True)
+p.add_argument("--ranges-program", help="sim_ranges_program, for the ranges case")
+p.add_argument("--cases", default="all")
+p.add_argument("--midrun-runs", type=int, default=10)
+p.add_argument("--hazard-runs", type=int, default=1)
+p.add_argument("--queues", default="4", help="GPU_MAX_HW_QUEUES for the threadsN cases")
+args = p.parse_args()
+tmp = tempfile.mkdtemp(prefix="nodescope_rocm_")
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def run(case, out, env_extra=None, backend=("--backend", "rocm"), sdk_on_path=True,
+        program=None):
+    env = dict(os.environ)
+    if sdk_on_path:
+        env["LD_LIBRARY_PATH"] = args.sim_lib_dir + ":" + env.get("LD_LIBRARY_PATH", "")
+    env.pop("NODESCOPE_DISABLE_GRAPH_ATTRIBUTION", None)
+    env.update(env_extra or {})
+    command = [program] if program else [args.program, case]
+    return subprocess.run([args.nodescope, "run", *backend, "-o", out, "--", *command],
+                          env=env, capture_output=True, text=True, timeout=120)
+
+
+def nodescope_check(out):
+    r = subprocess.run([args.nodescope, "check", out], capture_output=True, text=True)
+    return r.returncode == 0, r.stdout + r.stderr
+
+
+def summarize(path):
+    with open(path) as f:
+        t = json.load(f)
+    kernels = [e for e in t["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "kernel"]
+    keyed = [e for e in kernels if "graph id" in e.get("args", {})]
+    names = collections.defaultdict(set)  # key -> kernel names
+    keys_of = collections.defaultdict(set)  # kernel name -> keys
+    occ = collections.Counter()
+    for e in keyed:
+        key = (e["args"]["graph id"], e["args"]["graph node id"])
+        names[key].add(e["name"])
+        keys_of[e["name"]].add(key)
+        occ[key] += 1
+    wrong = sum(1 for k, v in names.items()
+                if len(v) > 1 or any(len(keys_of[n]) > 1 for n in v))
+    # sim_program names node i's kernel <prefix><i> and its packets go out in that order, so a
+    # key's ordinal is the kernel's index (ordinals from 2^24 up are new node ids after a change).
+    for (graph, node), v in names.items():
+        ordinal = node & 0xFFFFFFFF
+        m = re.search(r"(\d+)$", next(iter(v)))
+        if ordinal < 1 << 24 and m and int(m.group(1)) != ordinal:
+            wrong += 1
+    attribution = t.get("nodescope", {}).get("attribution", {})
+    return dict(kernels=len(kernels), keyed=len(keyed), graphs=len({k[0] for k in names}),
+                keys=len(names), wrong=wrong, occ=occ, attribution=attribution,
+                withheld=attribution.get("withheld", {}),
+                counters=t.get("nodescope", {}))
+
+
+def expected(stdout):
+    want = collections.Counter()
+    cross = None
+    for line in stdout.splitlines():
+        if line.startswith("expect nodes="):
+            f = dict(kv.split("=") for kv in line.split()[1:])
+            if f["replays"] != "unknown":
+                want[int(f["replays"])] += int(f["nodes"])
+        if line.startswith("sim cross_thread_dispatches="):
+            cross = int(line.split("=")[1])
+    return want, cross
+
+
+def traced(case, env_extra=None):
+    out = os.path.join(tmp, case + ".json")
+    r = run(case, out, env_extra)
+    check(r.returncode == 0, f"{case}: nodescope run exited {r.returncode}: {r.stderr[-600:]}")
+    ok, text = nodescope_check(out) if os.path.exists(out) else (False, "no trace written")
+    check(ok, f"{case}: nodescope check: {text[-600:]}")
+    if not os.path.exists(out):
+        return None, r
+    return summarize(out), r
+
+
+def single(case, graphs, keys, env_extra=None):
+    s, r = traced(case, env_extra)
+    if s is None:
+        return
+    want, _ = expected(r.stdout)
+    events = sum(n * k for n, k in want.items())
+    print(f"{case:10} kernels={s['kernels']} attributed={s['keyed']} graph_ids={s['graphs']} "
+          f"keys={s['keys']} wrong={s['wrong']} per-key={dict(collections.Counter(s['occ'].values()))}"
+          f" withheld={sum(s['withheld'].values())}")
+    check(s["keyed"] == events, f"{case}: {s['keyed']} attributed == {events}")
+    check(s["graphs"] == graphs, f"{case}: {s['graphs']} graph ids == {graphs}")
+    check(s["keys"] == keys, f"{case}: {s['keys']} keys == {keys}")
+    check(s["wrong"] == 0, f"{case}: no wrong key ({s['wrong']})")
+    check(collections.Counter(s["occ"].values()) == want,
+          f"{case}: occurrences per key {dict(collections.Counter(s['occ'].values()))} == {dict(want)}")
+    check(s["attribution"].get("mode") == "reconstructed", f"{case}: mode reconstructed")
+
+
+def hazard(n, runs):
+    rows = []
+    for i in range(runs):
+        case = f"threads{n}"
+        s, r = traced(case, {"GPU_MAX_HW_QUEUES": args.queues})
+        if s is None:
+            return
+        _, cross = expected(r.stdout)
+        total = 600 * n
+        c = s["counters"].get("counters", s["counters"])
+        wl = c.get("overlapped_launches_withheld", 0)
+        rows.append((s["keyed"], total, s["wrong"], cross, wl, c.get("overlapped_launches_proven", 0),
+                     s["withheld"]))
+        check(s["wrong"] == 0, f"{case}: 0 wrong keys (got {s['wrong']})")
+        check(s["kernels"] == total, f"{case}: {s['kernels']} kernels == {total}")
+        if n <= 3 and args.queues == "4":
+            check(s["keyed"] == total, f"{case}: 100% attributed ({s['keyed']}/{total})")
+        if n >= int(args.queues):
+            check("graphs were launched from" in r.stderr, f"{case}: hardware-queue warning")
+    for keyed, total, wrong, cross, wl, pl, withheld in rows:
+        reasons = {k: v for k, v in withheld.items() if v}
+        print(f"threads{n:<3} attributed={keyed}/{total} ({100.0 * keyed / total:.1f}%) wrong={wrong} "
+              f"cross_thread_dispatches={cross} overlapped_launches withheld={wl} proven={pl} "
+              f"withheld_clean>={max(0, wl - 2 * (cross or 0))} "
+              f"any_overlap_rule={total - 6 * (wl + pl)}/{total} reasons={reasons}")
+
+
+cases = args.cases.split(",") if args.cases != "all" else [
+    "chain32", "chain6", "fan4", "fan2", "update", "devices2", "optout", "autopick", "threads",
+    "midrun"]
+for case in cases:
+    if case == "chain32":
+        single("chain32", 1, 32)
+    elif case in ("chain6", "fan4"):
+        single(case, 1, 6)
+    elif case == "fan2":
+        single("fan2", 1, 4)
+    elif case == "update":
+        single("update", 2, 12)
+    elif case == "devices2":
+        single("devices2", 2, 12, {"SIM_DEVICE_COUNT": "2"})
+    elif case == "optout":
+        s, r = traced("chain6", {"NODESCOPE_DISABLE_GRAPH_ATTRIBUTION": "1"})
+        if s is not None:
+            print(f"optout     kernels={s['kernels']} attributed={s['keyed']} "
+                  f"mode={s['attribution'].get('mode')}")
+            check(s["kernels"] == 1200 and s["keyed"] == 0, "optout: 1200 kernels, no keys")
+            check(s["attribution"].get("mode") == "disabled", "optout: mode disabled")
+    elif case == "ranges":
+        out = os.path.join(tmp, "ranges.json")
+        r = run("", out, program=args.ranges_program)
+        ok, text = nodescope_check(out) if os.path.exists(out) else (False, "no trace")
+        check(r.returncode == 0 and ok, f"ranges: traced and checked ({r.stderr[-300:]} {text[-300:]})")
+        if ok:
+            with open(out) as f:
+                ev = json.load(f)["traceEvents"]
+            cpu = {e["name"]: e for e in ev if e.get("cat") == "user_annotation"}
+            spans = collections.Counter(e["name"] for e in ev if e.get("cat") == "gpu_user_annotation")
+            s = summarize(out)
+            print(f"ranges     cpu ranges={sorted(cpu)} device spans={dict(spans)} "
+                  f"attributed={s['keyed']}/{s['kernels']}")
+            check(set(cpu) >= {"direct", "replays"}, "ranges: both CPU ranges recorded")
+            check(spans["direct"] >= 1 and spans["replays"] >= 1,
+                  f"ranges: both ranges on the device timeline ({dict(spans)})")
+            check(s["keyed"] == 30 and s["kernels"] == 35, "ranges: 30 graph kernels keyed of 35")
+    elif case == "autopick":
+        # No SDK on the loader path: --backend rocm says so and runs nothing.
+        out = os.path.join(tmp, "nosdk.json")
+        r = run("chain6", out, sdk_on_path=False)
+        check(r.returncode == 125 and "no rocprofiler-sdk found" in r.stderr
+              and not os.path.exists(out), f"no SDK: refused with a reason ({r.stderr[-300:]})")
+        # Without --backend, where ROCm is the only runtime present, rocm is picked.
+        try:
+            import ctypes
+            ctypes.CDLL("libcuda.so.1")
+            print("autopick   skipped: a CUDA driver is present too")
+        except OSError:
+            out = os.path.join(tmp, "autopick.json")
+            r = run("chain6", out, backend=())
+            ok = r.returncode == 0 and os.path.exists(out) and summarize(out)["keyed"] == 1200
+            check(ok, f"autopick: rocm picked with no --backend ({r.stderr[-300:]})")
+            print(f"autopick   rocm picked without --backend: {ok}")
+    elif case == "threads":
+        for n in (1, 2, 3, 4, 8, 16):
+            hazard(n, args.hazard_runs)
+    elif case == "midrun":
+        good = 0
+        runs = 0
+        for which in ("exit_midrun", "sigint_midrun"):
+            for i in range(args.midrun_runs):
+                runs += 1
+                out = os.path.join(tmp, f"{which}{i}.json")
+                r = run(which, out)
+                ok = os.path.exists(out) and nodescope_check(out)[0]
+                if ok:
+                    s = summarize(out)
+                    ok = s["kernels"] > 0 and s["wrong"] == 0
+                good += ok
+                check(ok, f"{which} run {i}: a complete, valid trace (rc {r.returncode}): "
+                          f"{r.stderr[-300:]}")
+        print(f"midrun     {good}/{runs} complete, valid traces")
+if failures:
+    print(f"{len(failures)} check(s) failed")
+    sys.exit(1)
+print("rocprofiler backend: all checks passed")
