@@ -190,7 +190,8 @@ for case in cases:
         # Capture-time ranges (ranges_program.cc's Scopes()): the range open when each kernel was
         # captured is its scope on every replay of both execs, and a device span per replay;
         # nothing for nodes of an uncaptured graph (after an update) or captured outside ranges,
-        # nor for a captured graph edited after capture (more dispatches than ranges known).
+        # nor for a captured graph edited after capture; a graph built node by node as a chain
+        # keeps its nodes' ranges, one built as a fan (run order unknown) gets none.
         out = os.path.join(tmp, "scopes.json")
         r = run("scopes", out, program=args.ranges_program)
         ok, text = nodescope_check(out) if os.path.exists(out) else (False, "no trace")
@@ -206,12 +207,15 @@ for case in cases:
                                         ("s_c", "outer/inner"): 10, ("s_d", "outer"): 10,
                                         ("u_a", ""): 5, ("u_b", ""): 5, ("u_c", ""): 5,
                                         ("u_d", ""): 5, ("c_a", ""): 3, ("c_b", ""): 3,
-                                        ("e_a", ""): 3, ("e_b", ""): 3, ("e_c", ""): 3})
+                                        ("e_a", ""): 3, ("e_b", ""): 3, ("e_c", ""): 3,
+                                        ("k_a", "built"): 4, ("k_b", "built/step"): 4,
+                                        ("k_c", ""): 4, ("f_a", ""): 2, ("f_b", ""): 2,
+                                        ("f_c", ""): 2})
             print(f"scopes     kernels={len(kernels)} keyed={keyed} (name, scope)={dict(got)} "
                   f"device spans={dict(spans)}")
             check(got == want, f"scopes: each kernel's scope on every replay ({dict(got)})")
-            check(keyed == len(kernels) == 75, f"scopes: all 75 graph kernels keyed ({keyed})")
-            check(spans == collections.Counter({"outer": 10, "inner": 10}),
+            check(keyed == len(kernels) == 93, f"scopes: all 93 graph kernels keyed ({keyed})")
+            check(spans == collections.Counter({"outer": 10, "inner": 10, "built": 4, "step": 4}),
                   f"scopes: one device span per replay and range ({dict(spans)})")
     elif case == "autopick":
         # No SDK on the loader path: --backend rocm says so and runs nothing.

@@ -9,7 +9,10 @@
 // an uncaptured graph of kernels u_a..u_d and replayed 5 times (no scope), and a graph of kernels
 // c_a, c_b captured with no range open is replayed 3 times (no scope), and a graph of e_a, e_b
 // captured under "edited", then given a third node e_c by hipGraphAddKernelNode (not followed),
-// is replayed 3 times: its launches make 3 dispatches for 2 ranges known, so no scope at all.
+// is replayed 3 times: no scope at all (the captured nodes' handles are unknown, so where the new
+// one runs is too). Built node by node with hipGraphAddKernelNode: a chain k_a ("built"), k_b
+// ("built/step"), k_c (none) replayed 4 times keeps its scopes; a fan f_a -> {f_b, f_c} built
+// under "fanned" (order not known) is replayed 2 times with no scope.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -26,10 +29,10 @@
   } while (0)
 
 int Scopes() {
-  const char* names[] = {"s_a", "s_b", "s_c", "s_d", "u_a", "u_b", "u_c",
-                         "u_d", "c_a", "c_b", "e_a", "e_b", "e_c"};
-  simFunction_t f[13];
-  CHECK(simhipModuleLoad(names, 13, f));
+  const char* names[] = {"s_a", "s_b", "s_c", "s_d", "u_a", "u_b", "u_c", "u_d", "c_a", "c_b",
+                         "e_a", "e_b", "e_c", "k_a", "k_b", "k_c", "f_a", "f_b", "f_c"};
+  simFunction_t f[19];
+  CHECK(simhipModuleLoad(names, 19, f));
   simStream_t s;
   CHECK(simhipStreamCreate(&s));
   simGraph_t g;
@@ -78,6 +81,30 @@ int Scopes() {
   simGraphExec_t e4;
   CHECK(simhipGraphInstantiate(&e4, d));
   for (int i = 0; i < 3; ++i) CHECK(simhipGraphLaunch(e4, s));
+  simGraph_t k;
+  CHECK(simhipGraphCreate(&k));
+  simGraphNode_t ka, kb, kc;
+  nodescope_range_push("built");
+  CHECK(simhipGraphAddKernelNode(&ka, k, nullptr, 0, f[13]));
+  nodescope_range_push("step");
+  CHECK(simhipGraphAddKernelNode(&kb, k, &ka, 1, f[14]));
+  nodescope_range_pop();
+  nodescope_range_pop();
+  CHECK(simhipGraphAddKernelNode(&kc, k, &kb, 1, f[15]));
+  simGraphExec_t e5;
+  CHECK(simhipGraphInstantiate(&e5, k));
+  for (int i = 0; i < 4; ++i) CHECK(simhipGraphLaunch(e5, s));
+  simGraph_t fan;
+  CHECK(simhipGraphCreate(&fan));
+  simGraphNode_t fa, fb, fc;
+  nodescope_range_push("fanned");
+  CHECK(simhipGraphAddKernelNode(&fa, fan, nullptr, 0, f[16]));
+  CHECK(simhipGraphAddKernelNode(&fb, fan, &fa, 1, f[17]));
+  CHECK(simhipGraphAddKernelNode(&fc, fan, &fa, 1, f[18]));
+  nodescope_range_pop();
+  simGraphExec_t e6;
+  CHECK(simhipGraphInstantiate(&e6, fan));
+  for (int i = 0; i < 2; ++i) CHECK(simhipGraphLaunch(e6, s));
   CHECK(simhipStreamSynchronize(s));
   return 0;
 }

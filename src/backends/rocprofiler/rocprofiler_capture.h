@@ -12,13 +12,17 @@
 //    hipExtLaunchKernel, copies, memsets) are invisible too. Either way the launch makes more
 //    dispatches than launches seen here, and the stage then gives no scope (never a wrong one).
 //    What this cannot see: an unfollowed node replacing a followed one for one.
-//  * Graphs built node by node (hipGraphAddKernelNode), cloned, or edited after capture are not
-//    followed: their execs get no scope (edits after capture are forgotten with the graph).
+//  * Graphs built node by node with hipGraphAddKernelNode are followed only as a chain (each node's
+//    only dependency the node added before it; the first none): a graph built any other way, or
+//    a captured graph a node is added to, is forgotten (no scope). Nodes added by calls not
+//    followed (copies, empty or event nodes) end the chain where they are a dependency, and
+//    otherwise show in the dispatch count as above. Cloned graphs are not followed.
 //  * Graph handles: a destroyed graph's ranges are forgotten as hipGraphDestroy enters (HIP may
 //    hand the address out again).
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <unordered_map>
@@ -36,6 +40,9 @@ class CaptureTracker {
       return;
     KernelLaunchedSlow(stream, range);
   }
+  // hipGraphAddKernelNode added `node` to `graph` depending on `deps[0..n)` while `range` was open.
+  void KernelNodeAdded(uint64_t graph, uint64_t node, const uint64_t* deps, size_t n,
+                       uint64_t range);
   // Returns with `graph` (0: the capture failed) given the stream's ranges.
   void EndCapture(uint64_t stream, uint64_t graph);
   void GraphDestroyed(uint64_t graph);
@@ -46,8 +53,15 @@ class CaptureTracker {
   void KernelLaunchedSlow(uint64_t stream, uint64_t range);
 
   std::mutex mu_;
-  std::atomic<uint32_t> capturing_{0};                                    // streams capturing now
-  std::unordered_map<uint64_t, std::vector<uint64_t>> streams_, graphs_;  // -> ranges by node
+  std::atomic<uint32_t> capturing_{0};  // streams capturing now
+  struct Graph {
+    std::vector<uint64_t> ranges;  // by node, in the order the exec runs them
+    uint64_t last_node = 0;        // built node by node: the chain's end
+    bool captured = false;
+    bool broken = false;  // not a chain we followed: forgotten
+  };
+  std::unordered_map<uint64_t, std::vector<uint64_t>> streams_;  // capturing: ranges by node
+  std::unordered_map<uint64_t, Graph> graphs_;
 };
 
 }  // namespace nodescope::rocprofiler

@@ -154,6 +154,7 @@ Status RocprofilerTracer::Configure(const TracerOptions& options) {
       ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamBeginCapture,
       ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamEndCapture,
       ROCPROFILER_HIP_RUNTIME_API_ID_hipLaunchKernel,
+      ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddKernelNode,
       ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphDestroy};
   RETURN_IF_ERROR(Check(sdk_.configure_callback_tracing(
                             context_, ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API, graph_ops,
@@ -237,6 +238,17 @@ void RocprofilerTracer::OnHipApi(rocprofiler_callback_tracing_record_t record,
                                   got ? AsHandle(*args.hipStreamEndCapture.pGraph) : 0);
       }
       break;
+    case ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddKernelNode: {
+      const auto& a = args.hipGraphAddKernelNode;
+      if (!ok || a.pGraphNode == nullptr || (a.numDependencies != 0 && a.pDependencies == nullptr))
+        break;
+      uint64_t deps[2] = {0, 0};  // a chain has at most one; more is not a chain either way
+      const size_t n = a.numDependencies;
+      for (size_t i = 0; i < n && i < 2; ++i) deps[i] = AsHandle(a.pDependencies[i]);
+      self->capture_.KernelNodeAdded(AsHandle(a.graph), AsHandle(*a.pGraphNode), deps, n,
+                                     RangeRecorder::Get().CurrentRange());
+      break;
+    }
     case ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphDestroy:
       if (enter) self->capture_.GraphDestroyed(AsHandle(args.hipGraphDestroy.graph));
       break;
