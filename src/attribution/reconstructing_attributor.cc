@@ -148,6 +148,28 @@ void ReconstructingAttributor::OnExecChanged(uint64_t exec_handle) {
   generation_.fetch_add(1, std::memory_order_release);
 }
 
+uint32_t ReconstructingAttributor::ExecNow(uint64_t exec_handle, uint32_t* version) {
+  std::lock_guard<std::mutex> lock(exec_mu_);
+  auto it = execs_.find(exec_handle);
+  if (it == execs_.end()) return 0;
+  *version = it->second.version;
+  return it->second.graph_id;
+}
+
+bool ReconstructingAttributor::LaunchOf(uint64_t tag, uint32_t* ordinal, uint32_t* version,
+                                        uint32_t* dispatches) const {
+  auto thread = static_cast<uint32_t>(tag >> 52);
+  ThreadState* t = tag != 0 && thread <= kMaxThreads
+                       ? threads_[thread].load(std::memory_order_acquire)
+                       : nullptr;
+  LaunchSlot* slot = t != nullptr ? t->SlotAt(static_cast<uint32_t>(tag >> 20)) : nullptr;
+  if (slot == nullptr || slot->ended.load(std::memory_order_acquire) == 0) return false;
+  *ordinal = static_cast<uint32_t>((tag >> 1) & kOrdinalMax);
+  *version = slot->version.load(std::memory_order_relaxed);
+  *dispatches = slot->dispatches.load(std::memory_order_relaxed);
+  return true;
+}
+
 ReconstructingAttributor::Exec ReconstructingAttributor::ExecFor(ThreadState* t,
                                                                  uint64_t exec_handle) {
   uint64_t gen = generation_.load(std::memory_order_acquire);

@@ -82,6 +82,13 @@ class ReconstructingAttributor {
   uint64_t overlapped_launches_proven() const { return hazard_proven_; }
   uint64_t overlapped_launches_withheld() const { return hazard_withheld_; }
 
+  // For capture-time ranges (read only; no check depends on them). The exec now at
+  // `exec_handle`: its graph id (0: unknown or none) and in-place version.
+  uint32_t ExecNow(uint64_t exec_handle, uint32_t* version);
+  // What a tag says: the dispatch's ordinal in its launch, and that launch's exec version and
+  // dispatch count (false when the tag names no launch).
+  bool LaunchOf(uint64_t tag, uint32_t* ordinal, uint32_t* version, uint32_t* dispatches) const;
+
   const WithheldCounts& withheld() const { return withheld_; }
   // Node ids issued because a node was changed to run something else.
   uint64_t new_node_ids_issued() const { return keys_.new_ordinals_issued(); }

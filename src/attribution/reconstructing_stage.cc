@@ -1,6 +1,8 @@
 // The reconstructing attribution stage: ReconstructingAttributor behind AttributionStage, with
 // the per-thread state the launching and packet-writing threads need.
 #include <atomic>
+#include <mutex>
+#include <unordered_map>
 #include <vector>
 
 #include "attribution/reconstructing_attributor.h"
@@ -20,7 +22,7 @@ class ReconstructingStageImpl final : public ReconstructingStage {
   // The uint32 lifecycle of AttributionStage (vendors with 32-bit exec ids).
   void ExecCreated(uint32_t exec, uint64_t) override { ExecInstantiated(exec, exec); }
   void ExecChanged(uint32_t exec, uint64_t) override { ExecUpdated(exec); }
-  // Capture-time ranges are not followed through reconstructed keys yet.
+  // Capture-time ranges come by exec and ordinal (ExecScopes), not by vendor node ids.
   void TemplateNodeCreated(uint64_t, uint64_t) override {}
   void TemplateNodeCloned(uint64_t, uint64_t) override {}
   void ExecNodeBound(uint64_t, uint64_t, uint64_t) override {}
@@ -33,6 +35,16 @@ class ReconstructingStageImpl final : public ReconstructingStage {
   }
   void ExecDestroyed(uint64_t exec_handle) override {
     if (attributor_ != nullptr) attributor_->OnExecDestroyed(exec_handle);
+  }
+
+  void ExecScopes(uint64_t exec_handle, std::vector<uint64_t> ranges) override {
+    if (attributor_ == nullptr) return;
+    uint32_t version = 0;
+    const uint32_t graph_id = attributor_->ExecNow(exec_handle, &version);
+    if (graph_id == 0) return;
+    std::lock_guard<std::mutex> lock(scopes_mu_);
+    scope_queue_.push_back(ScopeEpoch{graph_id, version, std::move(ranges)});
+    scopes_any_.store(true, std::memory_order_release);
   }
 
   void LaunchBegin(uint64_t exec_handle, uint64_t stream, uint64_t correlation) override {
@@ -57,6 +69,7 @@ class ReconstructingStageImpl final : public ReconstructingStage {
       });
       return;
     }
+    DrainScopes();
     // Where each launch's packets went first, so a launch is judged on the whole batch.
     gpu.ForEachFrom(first, [this](GpuActivity& a) {
       if (a.graph_id == kProvisionalGraphId) attributor_->ObserveQueue(a.graph_node_id, a.stream);
@@ -64,9 +77,13 @@ class ReconstructingStageImpl final : public ReconstructingStage {
     Retry(gpu, false);
     size_t i = first;
     gpu.ForEachFrom(first, [this, &i](GpuActivity& a) {
-      if (a.graph_id == kProvisionalGraphId &&
-          !attributor_->Resolve(a, a.graph_node_id, a.stream, false)) {
-        pending_.push_back(i);
+      if (a.graph_id == kProvisionalGraphId) {
+        const uint64_t tag = a.graph_node_id;
+        if (attributor_->Resolve(a, tag, a.stream, false)) {
+          Scope(a, tag);
+        } else {
+          pending_.push_back(i);
+        }
       }
       ++i;
     });
@@ -95,9 +112,47 @@ class ReconstructingStageImpl final : public ReconstructingStage {
     size_t kept = 0;
     for (size_t index : pending_) {
       GpuActivity& a = gpu[index];
-      if (!attributor_->Resolve(a, a.graph_node_id, a.stream, final)) pending_[kept++] = index;
+      const uint64_t tag = a.graph_node_id;
+      if (attributor_->Resolve(a, tag, a.stream, final)) {
+        Scope(a, tag);
+      } else {
+        pending_[kept++] = index;
+      }
     }
     pending_.resize(kept);
+  }
+
+  // ---- Capture-time ranges by (graph id, exec version, ordinal). ----
+  struct ScopeEpoch {
+    uint32_t graph_id;
+    uint32_t version;  // from this exec version on
+    std::vector<uint64_t> ranges;
+  };
+  void DrainScopes() {
+    if (!scopes_any_.load(std::memory_order_acquire)) [[likely]]
+      return;
+    std::vector<ScopeEpoch> events;
+    {
+      std::lock_guard<std::mutex> lock(scopes_mu_);
+      events.swap(scope_queue_);
+    }
+    for (ScopeEpoch& e : events) scopes_[e.graph_id].push_back(std::move(e));
+  }
+  // A keyed record (graph_id set by Resolve) of the launch `tag` names gets its node's range.
+  void Scope(GpuActivity& a, uint64_t tag) {
+    if (a.graph_id == 0 || scopes_.empty()) [[likely]]
+      return;
+    auto it = scopes_.find(a.graph_id);
+    uint32_t ordinal = 0, version = 0, dispatches = 0;
+    if (it == scopes_.end() || !attributor_->LaunchOf(tag, &ordinal, &version, &dispatches)) return;
+    for (auto e = it->second.rbegin(); e != it->second.rend(); ++e) {
+      if (e->version > version) continue;
+      // A launch that made another number of dispatches ran nodes the backend never saw.
+      if (e->ranges.size() == dispatches && ordinal < dispatches) {
+        a.capture_range_id = e->ranges[ordinal];
+      }
+      return;
+    }
   }
 
   // This thread's state in this stage (registered at its first launch; null before).
@@ -121,6 +176,10 @@ class ReconstructingStageImpl final : public ReconstructingStage {
   std::unique_ptr<ReconstructingAttributor> attributor_;  // null when graph attribution is off
   std::atomic<uint32_t> launching_threads_{0};
   std::vector<size_t> pending_;  // decoder only: indices into the trace's records
+  std::mutex scopes_mu_;         // ExecScopes (application threads)
+  std::vector<ScopeEpoch> scope_queue_;
+  std::atomic<bool> scopes_any_{false};
+  std::unordered_map<uint32_t, std::vector<ScopeEpoch>> scopes_;  // decoder: by graph id
 };
 
 }  // namespace

@@ -79,6 +79,34 @@ TEST(ReconstructingStage, UpdateKeepsGraphIdAndReusedAddressGetsNewOne) {
   EXPECT_EQ(gpu[4].graph_id, 2u);
 }
 
+// Capture-time ranges by ordinal: every replay of every exec given them, until an update takes
+// them away; none where the launch made another number of dispatches than there are ranges.
+TEST(ReconstructingStage, ExecScopesFollowOrdinalsIntoReplays) {
+  auto s = MakeReconstructingStage(true);
+  ChunkedVector<GpuActivity> gpu;
+  s->ExecInstantiated(0x1000, 0);
+  s->ExecScopes(0x1000, {11, 22, 11});
+  s->ExecInstantiated(0x2000, 0);
+  s->ExecScopes(0x2000, {11, 22});  // the backend saw 2 nodes; launches make 3 dispatches
+  for (int r = 0; r < 2; ++r) Launch(*s, 0x1000, 0x50, 1, {7, 8, 9}, gpu);
+  Launch(*s, 0x2000, 0x50, 1, {7, 8, 9}, gpu);
+  s->Process(gpu, 0);
+  const uint64_t want[] = {11, 22, 11, 11, 22, 11, 0, 0, 0};
+  for (size_t i = 0; i < 9; ++i) {
+    EXPECT_NE(gpu[i].graph_id, 0u) << i;
+    EXPECT_EQ(gpu[i].capture_range_id, want[i]) << i;
+  }
+  const size_t first = gpu.size();
+  s->ExecUpdated(0x1000);
+  s->ExecScopes(0x1000, {});  // updated to a graph whose capture was not followed
+  Launch(*s, 0x1000, 0x50, 1, {7, 8, 9}, gpu);
+  s->Process(gpu, first);
+  for (size_t i = first; i < gpu.size(); ++i) {
+    EXPECT_NE(gpu[i].graph_id, 0u) << i;
+    EXPECT_EQ(gpu[i].capture_range_id, 0u) << i;
+  }
+}
+
 TEST(ReconstructingStage, OffSwitchClearsProvisionalKeys) {
   auto s = MakeReconstructingStage(false);
   ChunkedVector<GpuActivity> gpu;

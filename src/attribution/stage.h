@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "base/chunked_vector.h"
 #include "model/records.h"
@@ -71,6 +72,12 @@ class ReconstructingStage : public AttributionStage {
   virtual void ExecInstantiated(uint64_t exec_handle, uint64_t native_id) = 0;
   virtual void ExecUpdated(uint64_t exec_handle) = 0;  // update, set-params: in place
   virtual void ExecDestroyed(uint64_t exec_handle) = 0;
+  // Capture-time ranges, reconstructed: `ranges[i]` is the user range open when the node the exec
+  // runs i-th (its launches' dispatch ordinal i) was captured (0: none). From this call on, a
+  // keyed record of that exec gets ranges[ordinal] as capture_range_id, and only where its launch
+  // made exactly ranges.size() dispatches (else 0: the backend did not see every node). Call after
+  // ExecInstantiated, and after ExecUpdated (empty `ranges`: none known any more).
+  virtual void ExecScopes(uint64_t exec_handle, std::vector<uint64_t> ranges) = 0;
   // ---- The launching thread: around the launch call (`correlation`: its SDK id). ----
   virtual void LaunchBegin(uint64_t exec_handle, uint64_t stream, uint64_t correlation) = 0;
   virtual void LaunchEnd() = 0;

@@ -40,7 +40,7 @@ def run(case, out, env_extra=None, backend=("--backend", "rocm"), sdk_on_path=Tr
         env["LD_LIBRARY_PATH"] = args.sim_lib_dir + ":" + env.get("LD_LIBRARY_PATH", "")
     env.pop("NODESCOPE_DISABLE_GRAPH_ATTRIBUTION", None)
     env.update(env_extra or {})
-    command = [program] if program else [args.program, case]
+    command = ([program] + ([case] if case else [])) if program else [args.program, case]
     return subprocess.run([args.nodescope, "run", *backend, "-o", out, "--", *command],
                           env=env, capture_output=True, text=True, timeout=120)
 
@@ -186,6 +186,37 @@ for case in cases:
             check(spans["direct"] >= 1 and spans["replays"] >= 1,
                   f"ranges: both ranges on the device timeline ({dict(spans)})")
             check(s["keyed"] == 30 and s["kernels"] == 35, "ranges: 30 graph kernels keyed of 35")
+    elif case == "scopes":
+        # Capture-time ranges (ranges_program.cc's Scopes()): the range open when each kernel was
+        # captured is its scope on every replay of both execs, and a device span per replay;
+        # nothing for nodes of an uncaptured graph (after an update) or captured outside ranges,
+        # nor for a captured graph edited after capture; a graph built node by node as a chain
+        # keeps its nodes' ranges, one built as a fan (run order unknown) gets none.
+        out = os.path.join(tmp, "scopes.json")
+        r = run("scopes", out, program=args.ranges_program)
+        ok, text = nodescope_check(out) if os.path.exists(out) else (False, "no trace")
+        check(r.returncode == 0 and ok, f"scopes: traced and checked ({r.stderr[-300:]} {text[-300:]})")
+        if ok:
+            with open(out) as f:
+                ev = json.load(f)["traceEvents"]
+            kernels = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "kernel"]
+            got = collections.Counter((e["name"], e.get("args", {}).get("scope", "")) for e in kernels)
+            keyed = sum(1 for e in kernels if "graph id" in e.get("args", {}))
+            spans = collections.Counter(e["name"] for e in ev if e.get("cat") == "gpu_user_annotation")
+            want = collections.Counter({("s_a", "outer"): 10, ("s_b", "outer/inner"): 10,
+                                        ("s_c", "outer/inner"): 10, ("s_d", "outer"): 10,
+                                        ("u_a", ""): 5, ("u_b", ""): 5, ("u_c", ""): 5,
+                                        ("u_d", ""): 5, ("c_a", ""): 3, ("c_b", ""): 3,
+                                        ("e_a", ""): 3, ("e_b", ""): 3, ("e_c", ""): 3,
+                                        ("k_a", "built"): 4, ("k_b", "built/step"): 4,
+                                        ("k_c", ""): 4, ("f_a", ""): 2, ("f_b", ""): 2,
+                                        ("f_c", ""): 2})
+            print(f"scopes     kernels={len(kernels)} keyed={keyed} (name, scope)={dict(got)} "
+                  f"device spans={dict(spans)}")
+            check(got == want, f"scopes: each kernel's scope on every replay ({dict(got)})")
+            check(keyed == len(kernels) == 93, f"scopes: all 93 graph kernels keyed ({keyed})")
+            check(spans == collections.Counter({"outer": 10, "inner": 10, "built": 4, "step": 4}),
+                  f"scopes: one device span per replay and range ({dict(spans)})")
     elif case == "autopick":
         # No SDK on the loader path: --backend rocm says so and runs nothing.
         out = os.path.join(tmp, "nosdk.json")

@@ -2,8 +2,20 @@
 // kernel launches and one around graph replays. Under `nodescope run --backend rocm` the backend
 // pushes each range as an external correlation id, the SDK stamps the API calls made inside it,
 // and the trace's device spans follow (check_backend.py, case "ranges").
+//
+// `ranges_program scopes`: capture-time ranges (case "scopes"). Kernels s_a..s_d are captured on
+// one stream with s_a, s_d under "outer" and s_b, s_c under "outer/inner"; the graph is
+// instantiated twice and each exec replayed 5 times outside any range, then exec 2 is updated to
+// an uncaptured graph of kernels u_a..u_d and replayed 5 times (no scope), and a graph of kernels
+// c_a, c_b captured with no range open is replayed 3 times (no scope), and a graph of e_a, e_b
+// captured under "edited", then given a third node e_c by hipGraphAddKernelNode (not followed),
+// is replayed 3 times: no scope at all (the captured nodes' handles are unknown, so where the new
+// one runs is too). Built node by node with hipGraphAddKernelNode: a chain k_a ("built"), k_b
+// ("built/step"), k_c (none) replayed 4 times keeps its scopes; a fan f_a -> {f_b, f_c} built
+// under "fanned" (order not known) is replayed 2 times with no scope.
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "nodescope/nodescope.h"
 #include "sim_hip.h"
@@ -16,7 +28,89 @@
     }                                                                        \
   } while (0)
 
-int main() {
+int Scopes() {
+  const char* names[] = {"s_a", "s_b", "s_c", "s_d", "u_a", "u_b", "u_c", "u_d", "c_a", "c_b",
+                         "e_a", "e_b", "e_c", "k_a", "k_b", "k_c", "f_a", "f_b", "f_c"};
+  simFunction_t f[19];
+  CHECK(simhipModuleLoad(names, 19, f));
+  simStream_t s;
+  CHECK(simhipStreamCreate(&s));
+  simGraph_t g;
+  nodescope_range_push("outer");
+  CHECK(simhipStreamBeginCapture(s));
+  CHECK(simhipLaunchKernel(f[0], s));
+  nodescope_range_push("inner");
+  CHECK(simhipLaunchKernel(f[1], s));
+  CHECK(simhipLaunchKernel(f[2], s));
+  nodescope_range_pop();
+  CHECK(simhipLaunchKernel(f[3], s));
+  CHECK(simhipStreamEndCapture(s, &g));
+  nodescope_range_pop();
+  simGraphExec_t e1, e2;
+  CHECK(simhipGraphInstantiate(&e1, g));
+  CHECK(simhipGraphInstantiateWithFlags(&e2, g, 0));
+  for (int i = 0; i < 5; ++i) CHECK(simhipGraphLaunch(e1, s));
+  for (int i = 0; i < 5; ++i) CHECK(simhipGraphLaunch(e2, s));
+  simGraph_t u;  // same topology (a chain of 4), built node by node: not a followed capture
+  CHECK(simhipGraphCreate(&u));
+  simGraphNode_t prev = nullptr;
+  for (int i = 4; i < 8; ++i) {
+    simGraphNode_t node;
+    CHECK(simhipGraphAddKernelNode(&node, u, prev ? &prev : nullptr, prev ? 1 : 0, f[i]));
+    prev = node;
+  }
+  CHECK(simhipGraphExecUpdate(e2, u));
+  for (int i = 0; i < 5; ++i) CHECK(simhipGraphLaunch(e2, s));
+  simGraph_t c;
+  CHECK(simhipStreamBeginCapture(s));
+  CHECK(simhipLaunchKernel(f[8], s));
+  CHECK(simhipLaunchKernel(f[9], s));
+  CHECK(simhipStreamEndCapture(s, &c));
+  simGraphExec_t e3;
+  CHECK(simhipGraphInstantiate(&e3, c));
+  for (int i = 0; i < 3; ++i) CHECK(simhipGraphLaunch(e3, s));
+  simGraph_t d;
+  nodescope_range_push("edited");
+  CHECK(simhipStreamBeginCapture(s));
+  CHECK(simhipLaunchKernel(f[10], s));
+  CHECK(simhipLaunchKernel(f[11], s));
+  CHECK(simhipStreamEndCapture(s, &d));
+  nodescope_range_pop();
+  simGraphNode_t extra;
+  CHECK(simhipGraphAddKernelNode(&extra, d, nullptr, 0, f[12]));
+  simGraphExec_t e4;
+  CHECK(simhipGraphInstantiate(&e4, d));
+  for (int i = 0; i < 3; ++i) CHECK(simhipGraphLaunch(e4, s));
+  simGraph_t k;
+  CHECK(simhipGraphCreate(&k));
+  simGraphNode_t ka, kb, kc;
+  nodescope_range_push("built");
+  CHECK(simhipGraphAddKernelNode(&ka, k, nullptr, 0, f[13]));
+  nodescope_range_push("step");
+  CHECK(simhipGraphAddKernelNode(&kb, k, &ka, 1, f[14]));
+  nodescope_range_pop();
+  nodescope_range_pop();
+  CHECK(simhipGraphAddKernelNode(&kc, k, &kb, 1, f[15]));
+  simGraphExec_t e5;
+  CHECK(simhipGraphInstantiate(&e5, k));
+  for (int i = 0; i < 4; ++i) CHECK(simhipGraphLaunch(e5, s));
+  simGraph_t fan;
+  CHECK(simhipGraphCreate(&fan));
+  simGraphNode_t fa, fb, fc;
+  nodescope_range_push("fanned");
+  CHECK(simhipGraphAddKernelNode(&fa, fan, nullptr, 0, f[16]));
+  CHECK(simhipGraphAddKernelNode(&fb, fan, &fa, 1, f[17]));
+  CHECK(simhipGraphAddKernelNode(&fc, fan, &fa, 1, f[18]));
+  nodescope_range_pop();
+  simGraphExec_t e6;
+  CHECK(simhipGraphInstantiate(&e6, fan));
+  for (int i = 0; i < 2; ++i) CHECK(simhipGraphLaunch(e6, s));
+  CHECK(simhipStreamSynchronize(s));
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "scopes") return Scopes();
   const char* names[] = {"ranges_direct", "ranges_g0", "ranges_g1", "ranges_g2"};
   simFunction_t f[4];
   CHECK(simhipModuleLoad(names, 4, f));

@@ -43,7 +43,13 @@ int simhipGraphCreate(simGraph_t* graph) {
 int simhipGraphAddKernelNode(simGraphNode_t* node, simGraph_t graph, const simGraphNode_t* deps,
                              size_t num_deps, simFunction_t function) {
   sim::EnsureInitialized();
-  ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddKernelNode, Args());
+  auto args = Args();
+  args.hipGraphAddKernelNode.pGraphNode = reinterpret_cast<void**>(node);
+  args.hipGraphAddKernelNode.graph = graph;
+  args.hipGraphAddKernelNode.pDependencies = reinterpret_cast<void* const*>(deps);
+  args.hipGraphAddKernelNode.numDependencies = num_deps;
+  args.hipGraphAddKernelNode.pNodeParams = &function;  // not hipKernelNodeParams
+  ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddKernelNode, args);
   std::vector<size_t> indices;
   for (size_t i = 0; i < num_deps; ++i) {
     if (deps[i]->graph != graph) return call.Return(simErrorInvalidValue);

@@ -56,6 +56,18 @@ Status Check(rocprofiler_status_t s, const char* what) {
 
 uint64_t AsHandle(const void* p) { return reinterpret_cast<uint64_t>(p); }
 
+// The template graph of an instantiate call.
+const void* GraphOf(rocprofiler_tracing_operation_t op, const rocprofiler_hip_api_args_t& args) {
+  switch (op) {
+    case ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphInstantiateWithFlags:
+      return args.hipGraphInstantiateWithFlags.graph;
+    case ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphInstantiateWithParams:
+      return args.hipGraphInstantiateWithParams.graph;
+    default:
+      return args.hipGraphInstantiate.graph;
+  }
+}
+
 }  // namespace
 
 RocprofilerTracer::~RocprofilerTracer() {
@@ -137,7 +149,13 @@ Status RocprofilerTracer::Configure(const TracerOptions& options) {
       ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphInstantiateWithParams,
       ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecUpdate,
       ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecKernelNodeSetParams,
-      ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecDestroy};
+      ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecDestroy,
+      // Capture-time ranges (rocprofiler_capture.h).
+      ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamBeginCapture,
+      ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamEndCapture,
+      ROCPROFILER_HIP_RUNTIME_API_ID_hipLaunchKernel,
+      ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddKernelNode,
+      ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphDestroy};
   RETURN_IF_ERROR(Check(sdk_.configure_callback_tracing(
                             context_, ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API, graph_ops,
                             sizeof(graph_ops) / sizeof(graph_ops[0]), &OnHipApi, this),
@@ -191,12 +209,48 @@ void RocprofilerTracer::OnHipApi(rocprofiler_callback_tracing_record_t record,
     case ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphInstantiateWithFlags:
     case ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphInstantiateWithParams:
       if (ok && args.hipGraphInstantiate.pGraphExec != nullptr) {
-        stage.ExecInstantiated(AsHandle(*args.hipGraphInstantiate.pGraphExec),
-                               record.correlation_id.internal);
+        const uint64_t exec = AsHandle(*args.hipGraphInstantiate.pGraphExec);
+        stage.ExecInstantiated(exec, record.correlation_id.internal);
+        stage.ExecScopes(exec, self->capture_.RangesOf(AsHandle(GraphOf(record.operation, args))));
       }
       break;
     case ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecUpdate:
-      if (ok) stage.ExecUpdated(AsHandle(args.hipGraphExecUpdate.hGraphExec));
+      if (ok) {
+        const uint64_t exec = AsHandle(args.hipGraphExecUpdate.hGraphExec);
+        stage.ExecUpdated(exec);
+        stage.ExecScopes(exec, self->capture_.RangesOf(AsHandle(args.hipGraphExecUpdate.hGraph)));
+      }
+      break;
+    case ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamBeginCapture:
+      if (ok) self->capture_.BeginCapture(AsHandle(args.hipStreamBeginCapture.stream));
+      break;
+    case ROCPROFILER_HIP_RUNTIME_API_ID_hipLaunchKernel:
+      if (ok) {
+        self->capture_.KernelLaunched(AsHandle(args.hipLaunchKernel.stream),
+                                      RangeRecorder::Get().CurrentRange());
+      }
+      break;
+    case ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamEndCapture:
+      // On EXIT whatever it returned: a failed capture ends too.
+      if (!enter) {
+        const bool got = ok && args.hipStreamEndCapture.pGraph != nullptr;
+        self->capture_.EndCapture(AsHandle(args.hipStreamEndCapture.stream),
+                                  got ? AsHandle(*args.hipStreamEndCapture.pGraph) : 0);
+      }
+      break;
+    case ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddKernelNode: {
+      const auto& a = args.hipGraphAddKernelNode;
+      if (!ok || a.pGraphNode == nullptr || (a.numDependencies != 0 && a.pDependencies == nullptr))
+        break;
+      uint64_t deps[2] = {0, 0};  // a chain has at most one; more is not a chain either way
+      const size_t n = a.numDependencies;
+      for (size_t i = 0; i < n && i < 2; ++i) deps[i] = AsHandle(a.pDependencies[i]);
+      self->capture_.KernelNodeAdded(AsHandle(a.graph), AsHandle(*a.pGraphNode), deps, n,
+                                     RangeRecorder::Get().CurrentRange());
+      break;
+    }
+    case ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphDestroy:
+      if (enter) self->capture_.GraphDestroyed(AsHandle(args.hipGraphDestroy.graph));
       break;
     case ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecKernelNodeSetParams:
       if (ok) stage.ExecUpdated(AsHandle(args.hipGraphExecKernelNodeSetParams.hGraphExec));

@@ -13,6 +13,7 @@
 
 #include "attribution/stage.h"
 #include "backends/backend.h"
+#include "backends/rocprofiler/rocprofiler_capture.h"
 #include "backends/rocprofiler/rocprofiler_decoder.h"
 #include "backends/rocprofiler/sdk_api.h"
 
@@ -49,6 +50,7 @@ class RocprofilerTracer final : public Tracer {
   Trace trace_;
   SdkApi sdk_;
   std::unique_ptr<ReconstructingStage> stage_;
+  CaptureTracker capture_;  // capture-time ranges (rocprofiler_capture.h)
   std::optional<RocprofilerDecoder> decoder_;
   std::mutex decode_mu_;  // one batch at a time: the SDK's thread or a flush
   std::atomic<uint64_t> vendor_dropped_{0};

@@ -81,6 +81,13 @@ typedef union rocprofiler_hip_api_args_t {
     void* graph;
   } hipGraphDestroy;
   struct {
+    void** pGraphNode;  // out: valid on EXIT only
+    void* graph;
+    void* const* pDependencies;  // const hipGraphNode_t*
+    size_t numDependencies;
+    const void* pNodeParams;  // const hipKernelNodeParams*
+  } hipGraphAddKernelNode;
+  struct {
     const void* function_address;
     rocprofiler_dim3_t numBlocks;
     rocprofiler_dim3_t dimBlocks;
