@@ -7,6 +7,7 @@ then `nodescope check t.json`, then the program's ground truth (its `truth` line
                      writer's widening), nested spans inside their parent, none for work outside
   scenarios          pti_sim_program copies / kinds / all (v2 and v1): kernels, copies, fills
                      counted against the program's totals; kernels never before their API call
+  refused            pti_sim_program all with NODESCOPE_MAX_BUFFERS=2: refusals counted, valid trace
   exit               pti_sim_ranges_program exit, --exit-runs times: a complete, valid trace each
   noprobe            no PTI on the loader path: refused, saying so
 Prints one line per case and "pti backend: all checks passed" at the end."""
@@ -24,7 +25,7 @@ p.add_argument("--nodescope", required=True)
 p.add_argument("--program", required=True)
 p.add_argument("--ranges-program", required=True)
 p.add_argument("--sim-lib-dir", required=True)
-p.add_argument("--cases", default="ranges,ranges_v1,scenarios,exit,noprobe")
+p.add_argument("--cases", default="ranges,ranges_v1,scenarios,refused,exit,noprobe")
 p.add_argument("--exit-runs", type=int, default=20)
 args = p.parse_args()
 tmp = tempfile.mkdtemp(prefix="nodescope_pti_")
@@ -170,6 +171,25 @@ def case_scenarios():
               (name, got, want, late, drops))
 
 
+def case_refused():
+    # Two buffers in flight for a program recording from several threads: requests are refused,
+    # PTI drops what finds no buffer (it only logs); the trace stays valid and says so.
+    out = os.path.join(tmp, "refused.json")
+    r = run([args.program, "all"], out, {"NODESCOPE_MAX_BUFFERS": "2"})
+    if not check(r.returncode == 0, "refused: run failed: %s" % r.stderr[-500:]):
+        return
+    ok, text = nodescope_check(out)
+    check(ok, "refused: nodescope check failed:\n%s" % text)
+    t = load(out)
+    refused = t["nodescope"]["dropped_records"]["buffers_refused"]
+    m = re.search(r"truth kernels=(\d+)", r.stdout)
+    kernels = len(events(t, "kernel"))
+    check(refused > 0 and m and kernels < int(m.group(1)),
+          "refused: %d refusals, %d of %s kernels" % (refused, kernels, m and m.group(1)))
+    print("refused: %d buffer requests refused, %d of %s kernels kept, check %s" %
+          (refused, kernels, m and m.group(1), "ok" if ok else "failed"))
+
+
 def case_exit():
     complete = 0
     for i in range(args.exit_runs):
@@ -198,7 +218,7 @@ def case_noprobe():
 
 for case in args.cases.split(","):
     {"ranges": lambda: case_ranges("1.0.0"), "ranges_v1": lambda: case_ranges("0.17.0"),
-     "scenarios": case_scenarios, "exit": case_exit, "noprobe": case_noprobe}[case]()
+     "scenarios": case_scenarios, "refused": case_refused, "exit": case_exit, "noprobe": case_noprobe}[case]()
 if failures:
     print("pti backend: %d checks failed" % len(failures))
     sys.exit(1)
