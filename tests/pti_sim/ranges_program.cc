@@ -34,9 +34,8 @@ std::string Truth(const char* what, Queue* q) {
   std::string name = std::string(what) + "_" + std::to_string(++g_op);
   std::string ranges;
   for (const std::string& r : g_open) ranges += (ranges.empty() ? "" : ",") + r;
-  std::printf("truth op=%s device=%d queue=%llu ranges=%s\n", name.c_str(),
-              simsycl::QueueDevice(q), static_cast<unsigned long long>(simsycl::QueueSyclId(q)),
-              ranges.c_str());
+  std::printf("truth op=%s device=%d queue=%llu ranges=%s\n", name.c_str(), simsycl::QueueDevice(q),
+              static_cast<unsigned long long>(simsycl::QueueSyclId(q)), ranges.c_str());
   return name;
 }
 
