@@ -165,6 +165,10 @@ def case_scenarios():
         check(got == want, "%s: kernels/copies/fills %s, truth %s" % (name, got, want))
         late, missing = no_kernel_before_launch(t)
         check(late == 0, "%s: %d GPU events before their API call" % (name, late))
+        # Graph kernels are not attributed yet (no PTI stage): written without keys, never with
+        # wrong ones.
+        keyed = sum(1 for e in events(t, "kernel") if "graph id" in e.get("args", {}))
+        check(keyed == 0, "%s: %d kernels with graph keys" % (name, keyed))
         drops = t["nodescope"]["dropped_records"]["total"]
         check(drops == 0, "%s: %d records dropped" % (name, drops))
         print("%s: kernels/copies/fills %s (truth %s), %d before launch, %d drops" %
