@@ -1,0 +1,147 @@
+// The PTI backend.
+#include "backends/pti/pti_tracer.h"
+
+#include <cstdlib>
+#include <string>
+
+#include "base/clock.h"
+#include "ranges/range_recorder.h"
+
+namespace nodescope::pti {
+namespace {
+
+std::atomic<PtiTracer*> g_active{nullptr};
+PtiApi g_range_api;
+
+constexpr pti_view_kind kViews[] = {
+    PTI_VIEW_DEVICE_GPU_KERNEL,   PTI_VIEW_DEVICE_GPU_MEM_COPY, PTI_VIEW_DEVICE_GPU_MEM_COPY_P2P,
+    PTI_VIEW_DEVICE_GPU_MEM_FILL, PTI_VIEW_RUNTIME_API,         PTI_VIEW_EXTERNAL_CORRELATION};
+
+// PTI takes records in CLOCK_MONOTONIC_RAW and converts them with this: the trace clock.
+uint64_t TraceClock() { return NowNs(); }
+
+// User ranges become pushed external correlation ids of kind CUSTOM_1: PTI writes one external
+// correlation record per runtime API record made inside one, linking its work to the range.
+void RangePushed(uint64_t range_id) {
+  (void)g_range_api.push_external(PTI_VIEW_EXTERNAL_KIND_CUSTOM_1, range_id);
+}
+void RangePopped(uint64_t) {
+  uint64_t id = 0;
+  (void)g_range_api.pop_external(PTI_VIEW_EXTERNAL_KIND_CUSTOM_1, &id);
+}
+const RangeRecorder::Listener kRangeListener{&RangePushed, &RangePopped};
+
+Status Check(pti_result r, const std::string& what) {
+  if (r == PTI_SUCCESS) return OkStatus();
+  return UnavailableError(what + " failed (PTI result " + std::to_string(static_cast<int>(r)) +
+                          ")");
+}
+
+}  // namespace
+
+PtiTracer::~PtiTracer() {
+  if (running_) (void)Stop();
+}
+
+Status PtiTracer::Start(const TracerOptions& options) {
+  if (running_) return FailedPreconditionError("the pti tracer is already running");
+  StatusOr<PtiApi> api = LoadPtiApi();
+  if (!api.ok()) return api.status();
+  api_ = *api;
+  options_ = options;
+  // PTI refuses a first buffer smaller than its largest record (192 bytes in 1.0).
+  if (options_.buffer_bytes < 4096) options_.buffer_bytes = 4096;
+  PtiTracer* expected = nullptr;
+  if (!g_active.compare_exchange_strong(expected, this)) {
+    return AlreadyExistsError("a nodescope pti session is already active in this process");
+  }
+  trace_.start_ns = NowNs();
+  const pti_version v = api_.version();
+  trace_.versions.emplace_back("pti_version", v._major * 10000 + v._minor * 100 + v._patch);
+  decoder_.emplace(&trace_, options_.max_events, UsesV2Layout(v), api_.api_id_name);
+  Status s = Check(api_.set_timestamp_callback(&TraceClock), "ptiViewSetTimestampCallback");
+  if (s.ok()) s = Check(api_.set_callbacks(&OnRequest, &OnComplete), "ptiViewSetCallbacks");
+  for (pti_view_kind kind : kViews) {
+    if (s.ok()) s = Check(api_.enable(kind), "ptiViewEnable(" + std::to_string(kind) + ")");
+  }
+  if (!s.ok()) {
+    for (pti_view_kind kind : kViews) (void)api_.disable(kind);
+    g_active.store(nullptr);
+    return s;
+  }
+  g_range_api = api_;
+  RangeRecorder::Get().SetListener(&kRangeListener);
+  running_ = true;
+  return OkStatus();
+}
+
+// Buffers: at most max_buffers in flight (PTI holds one per recording thread); past that the
+// request is refused and PTI drops what that thread records (it only logs), counted here as
+// refused buffers.
+void PtiTracer::OnRequest(unsigned char** buffer, size_t* size) {
+  *buffer = nullptr;
+  *size = 0;
+  PtiTracer* self = g_active.load(std::memory_order_acquire);
+  if (self == nullptr) return;
+  if (self->in_flight_.fetch_add(1) >= self->options_.max_buffers) {
+    self->in_flight_.fetch_sub(1);
+    self->refused_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  *buffer = static_cast<unsigned char*>(std::malloc(self->options_.buffer_bytes));
+  if (*buffer == nullptr) {
+    self->in_flight_.fetch_sub(1);
+    self->refused_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  *size = self->options_.buffer_bytes;
+}
+
+void PtiTracer::OnComplete(unsigned char* buffer, size_t, size_t used) {
+  PtiTracer* self = g_active.load(std::memory_order_acquire);
+  if (self != nullptr && buffer != nullptr) {
+    self->DecodeBuffer(buffer, used);
+    self->in_flight_.fetch_sub(1);
+  }
+  std::free(buffer);
+}
+
+void PtiTracer::DecodeBuffer(unsigned char* buffer, size_t used) {
+  std::lock_guard<std::mutex> lock(decode_mu_);
+  if (!decoder_ || used == 0) return;
+  pti_view_record_base* record = nullptr;
+  for (;;) {
+    const pti_result r = api_.next_record(buffer, used, &record);
+    if (r == PTI_STATUS_END_OF_BUFFER || record == nullptr) break;
+    if (r != PTI_SUCCESS) {
+      walk_errors_.fetch_add(1, std::memory_order_relaxed);
+      break;
+    }
+    decoder_->Decode(record);
+  }
+}
+
+Status PtiTracer::Stop() {
+  std::lock_guard<std::mutex> stop_lock(stop_mu_);
+  if (!running_) return OkStatus();
+  running_ = false;
+  RangeRecorder::Get().SetListener(nullptr);
+  for (pti_view_kind kind : kViews) (void)api_.disable(kind);
+  Status flushed = Check(api_.flush(), "ptiFlushAllViews");
+  {
+    std::lock_guard<std::mutex> lock(decode_mu_);
+    trace_.drops.buffers_refused += refused_.exchange(0);
+    const uint64_t errors = walk_errors_.exchange(0);
+    if (errors != 0) trace_.counters.emplace_back("pti_buffer_walk_errors", errors);
+    trace_.end_ns = NowNs();
+  }
+  g_active.store(nullptr, std::memory_order_release);
+  return flushed;
+}
+
+namespace {
+[[maybe_unused]] const bool kRegistered = RegisterTracer(
+    "pti", []() -> std::unique_ptr<Tracer> { return std::make_unique<PtiTracer>(); });
+}  // namespace
+
+}  // namespace nodescope::pti

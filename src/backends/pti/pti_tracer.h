@@ -1,0 +1,47 @@
+// The PTI backend (Intel GPUs through oneAPI's Profiling Tools Interfaces): buffers through
+// ptiViewSetCallbacks (at most TracerOptions::max_buffers in flight, refusals counted), the
+// kernel, memory copy (+ P2P), fill, runtime API and external correlation views, timestamps in
+// the trace clock through ptiViewSetTimestampCallback, user ranges pushed as CUSTOM_1 external
+// correlation ids (as PyTorch's profiler does on XPU). PTI keeps one set of callbacks per
+// process: another PTI user in the process (PyTorch's profiler) takes our buffers over
+// (docs/pti-notes.md, "Two tools in one process").
+#pragma once
+
+#include <atomic>
+#include <mutex>
+#include <optional>
+
+#include "backends/backend.h"
+#include "backends/pti/pti_api.h"
+#include "backends/pti/pti_decoder.h"
+
+namespace nodescope::pti {
+
+class PtiTracer final : public Tracer {
+ public:
+  PtiTracer() = default;
+  ~PtiTracer() override;
+
+  std::string_view name() const override { return "pti"; }
+  Status Start(const TracerOptions& options) override;
+  Status Stop() override;
+  Trace& trace() override { return trace_; }
+
+ private:
+  static void OnRequest(unsigned char** buffer, size_t* size);
+  static void OnComplete(unsigned char* buffer, size_t size, size_t used);
+  void DecodeBuffer(unsigned char* buffer, size_t used);
+
+  Trace trace_;
+  PtiApi api_;
+  TracerOptions options_;
+  std::optional<PtiDecoder> decoder_;
+  std::mutex decode_mu_;  // one buffer at a time: PTI's delivery thread or a flush
+  std::atomic<size_t> in_flight_{0};
+  std::atomic<uint64_t> refused_{0};
+  std::atomic<uint64_t> walk_errors_{0};
+  std::mutex stop_mu_;
+  bool running_ = false;
+};
+
+}  // namespace nodescope::pti
