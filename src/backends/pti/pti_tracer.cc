@@ -140,8 +140,12 @@ Status PtiTracer::Stop() {
 }
 
 namespace {
-[[maybe_unused]] const bool kRegistered = RegisterTracer(
-    "pti", []() -> std::unique_ptr<Tracer> { return std::make_unique<PtiTracer>(); });
+// A prioritised constructor, run before every plain one of this library: its entry point starts
+// the session from a plain constructor (api/pti_injection.cc), which must find the tracer
+// registered whatever order the linker put the two files in (it differed between two builds).
+__attribute__((constructor(101))) void RegisterPtiTracer() {
+  RegisterTracer("pti", []() -> std::unique_ptr<Tracer> { return std::make_unique<PtiTracer>(); });
+}
 }  // namespace
 
 }  // namespace nodescope::pti
