@@ -40,6 +40,10 @@ for path in sorted(glob.glob(os.path.join(tmp, "ar*.json"))):
     t = load(path)
     if gpu_events(t, ("kernel",)):
         traces.append((path, t))
+# A world of one has no peer: NCCL runs no kernel for its in-place all-reduce (seen on one H200,
+# 2026-12-01: 0 NCCL kernels, 0 device spans, the 5 AllReduce ranges still recorded), so the
+# kernel and device-span checks need two ranks.
+collectives_run = world == 2
 c.check(len(traces) == world, f"one trace with GPU work per rank ({len(traces)} of {world})")
 for path, t in traces:
     name = os.path.basename(path)
@@ -52,11 +56,14 @@ for path, t in traces:
     print(f"  {name}: {len(cpu)} CPU AllReduce ranges, domains {domains}; {len(gpu)} device spans")
     c.check(len(cpu) >= 3, f"{name}: NCCL's AllReduce ranges recorded as user_annotation")
     c.check("NCCL" in domains, f"{name}: ranges carry NCCL's domain")
-    c.check(len(gpu) >= 1, f"{name}: AllReduce as gpu_user_annotation on the device timeline")
     nccl = [k for k in gpu_events(t, ("kernel",)) if "nccl" in k["name"].lower()]
     keyed = [k for k in nccl if "graph node id" in k["args"]]
     eager = [k for k in nccl if "graph id" not in k["args"]]
     print(f"  {name}: {len(nccl)} NCCL kernels, {len(keyed)} graph-keyed, {len(eager)} eager")
+    if not collectives_run:
+        print(f"  {name}: world of one: NCCL launches no all-reduce kernel; kernel checks need 2 GPUs")
+        continue
+    c.check(len(gpu) >= 1, f"{name}: AllReduce as gpu_user_annotation on the device timeline")
     c.check(len(keyed) >= 20, f"{name}: the graph's all-reduce kernels carry graph keys ({len(keyed)})")
     c.check(len(eager) >= 1, f"{name}: the eager all-reduce kernel is there, unkeyed ({len(eager)})")
     c.check(all(k["args"]["graph node id"] >> 32 == k["args"]["graph id"] for k in keyed),
