@@ -45,6 +45,11 @@ def run(command, out, env_extra=None, on_path=True):
     if on_path:
         env["LD_LIBRARY_PATH"] = args.sim_lib_dir + ":" + env.get("LD_LIBRARY_PATH", "")
     env.update(env_extra or {})
+    # `--backend xpu` preloads libnodescope_pti.so; in a sanitizer build that library comes before
+    # the ASan runtime in the program's library list, which ASan refuses unless told it is fine
+    # (the simulator's contract tests do the same, tests/pti_sim/CMakeLists.txt).
+    asan = env.get("ASAN_OPTIONS", "")
+    env["ASAN_OPTIONS"] = (asan + ":" if asan else "") + "verify_asan_link_order=0"
     return subprocess.run([args.nodescope, "run", "--backend", "xpu", "-o", out, "--", *command],
                           env=env, capture_output=True, text=True, timeout=120)
 
