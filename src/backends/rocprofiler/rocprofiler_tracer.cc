@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <string>
 
 #include "base/clock.h"
@@ -164,6 +165,14 @@ Status RocprofilerTracer::Configure(const TracerOptions& options) {
       Check(sdk_.configure_callback_tracing(context_, ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT,
                                             nullptr, 0, &OnCodeObject, this),
             "rocprofiler_configure_callback_tracing_service (code objects)"));
+  // ROCTx ranges (rocprofiler_roctx.h); without them the rest still traces.
+  if (Status roctx = Check(sdk_.configure_callback_tracing(
+                               context_, ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API,
+                               kRoctxOperations, std::size(kRoctxOperations), &OnRoctx, &roctx_),
+                           "rocprofiler_configure_callback_tracing_service (ROCTx)");
+      !roctx.ok()) {
+    std::fprintf(stderr, "nodescope: roctx ranges not recorded: %s\n", roctx.ToString().c_str());
+  }
   const rocprofiler_external_correlation_id_request_kind_t kinds[] = {
       ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH,
       ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY};
