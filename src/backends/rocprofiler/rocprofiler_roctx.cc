@@ -36,7 +36,8 @@ const char* Message(const char* m) { return m != nullptr ? m : ""; }
 void OnRoctx(rocprofiler_callback_tracing_record_t record, rocprofiler_user_data_t*, void* data) {
   if (record.kind != ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API) return;
   auto* table = static_cast<RoctxStartStopTable*>(data);
-  const auto* d = static_cast<const rocprofiler_callback_tracing_marker_api_data_t*>(record.payload);
+  const auto* d =
+      static_cast<const rocprofiler_callback_tracing_marker_api_data_t*>(record.payload);
   const bool enter = record.phase == ROCPROFILER_CALLBACK_PHASE_ENTER;
   RangeRecorder& r = RangeRecorder::Get();
   switch (record.operation) {

@@ -23,7 +23,8 @@ inline constexpr rocprofiler_tracing_operation_t kRoctxOperations[] = {
     ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStartA, ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStop};
 
 // Start/stop ranges in flight: roctx id -> recorder id, lock-free and allocation-free. A start
-// whose slot is taken by another range still open is not recorded (counted in dropped()).
+// whose slot is taken by another range still open is ended at once and counted in dropped()
+// (the trace's "roctx_start_stop_dropped" counter, written when non-zero).
 class RoctxStartStopTable {
  public:
   static constexpr uint64_t kSlots = 4096;

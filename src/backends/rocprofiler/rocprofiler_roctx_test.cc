@@ -63,7 +63,7 @@ TEST(RoctxTest, MarkerCallbacksBecomeNestedAndStartStopRanges) {
   ASSERT_EQ(m.size(), 3u);  // the mark is not a range
   EXPECT_EQ(m["outer"].parent_id, 0u);
   EXPECT_EQ(m["inner"].parent_id, m["outer"].id);
-  EXPECT_EQ(m["started"].parent_id, 0u);  // start/stop ranges do not nest
+  EXPECT_EQ(m["started"].parent_id, 0u);        // start/stop ranges do not nest
   EXPECT_GE(m["started"].end_ns, before_stop);  // ended by its own Stop, not the unknown id's
   EXPECT_LE(m["inner"].end_ns, m["outer"].end_ns);
   for (const auto& [name, r] : m) EXPECT_EQ(t.strings.Get(r.domain), "roctx") << name;

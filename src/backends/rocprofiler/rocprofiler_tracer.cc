@@ -315,6 +315,9 @@ Status RocprofilerTracer::Stop() {
                                  static_cast<int64_t>(stage_->overlapped_launches_proven()));
     trace_.counters.emplace_back("overlapped_launches_withheld",
                                  static_cast<int64_t>(stage_->overlapped_launches_withheld()));
+    if (const uint64_t n = roctx_.dropped(); n > 0) {  // rocprofiler_roctx.h
+      trace_.counters.emplace_back("roctx_start_stop_dropped", static_cast<int64_t>(n));
+    }
     const char* q = std::getenv("GPU_MAX_HW_QUEUES");
     const long queues = q != nullptr && std::atol(q) > 0 ? std::atol(q) : 4;
     if (threads >= static_cast<uint32_t>(queues)) {
