@@ -186,6 +186,49 @@ for case in cases:
             check(spans["direct"] >= 1 and spans["replays"] >= 1,
                   f"ranges: both ranges on the device timeline ({dict(spans)})")
             check(s["keyed"] == 30 and s["kernels"] == 35, "ranges: 30 graph kernels keyed of 35")
+    elif case == "roctx":
+        # ROCTx ranges (ranges_program.cc "roctx") through the marker API's callbacks: push/pop
+        # ranges on both timelines, nested as pushed; the start/stop range on the CPU timeline.
+        out = os.path.join(tmp, "roctx.json")
+        r = run("roctx", out, program=args.ranges_program)
+        ok, text = nodescope_check(out) if os.path.exists(out) else (False, "no trace")
+        check(r.returncode == 0 and ok, f"roctx: traced and checked ({r.stderr[-300:]} {text[-300:]})")
+        if ok:
+            with open(out) as f:
+                ev = json.load(f)["traceEvents"]
+            cpu = {e["name"]: e for e in ev if e.get("cat") == "user_annotation"}
+            dev = collections.defaultdict(list)
+            for e in ev:
+                if e.get("cat") == "gpu_user_annotation":
+                    dev[e["name"]].append(e)
+            s = summarize(out)
+            print(f"roctx      cpu ranges={sorted(cpu)} device spans="
+                  f"{ {k: len(v) for k, v in sorted(dev.items())} } attributed={s['keyed']}/{s['kernels']}")
+
+            def inside(a, b):  # a within b (us, with the writer's rounding)
+                return b["ts"] - 0.002 <= a["ts"] and a["ts"] + a["dur"] <= b["ts"] + b["dur"] + 0.002
+
+            names = {"roctx_outer", "roctx_direct", "roctx_replays", "roctx_started"}
+            check(set(cpu) == names, f"roctx: the four ranges on the CPU timeline ({sorted(cpu)})")
+            check(all(cpu[n]["args"].get("domain") == "roctx" for n in names & set(cpu)),
+                  "roctx: CPU ranges in domain roctx")
+            if names <= set(cpu):
+                check(inside(cpu["roctx_direct"], cpu["roctx_outer"]) and
+                      inside(cpu["roctx_replays"], cpu["roctx_outer"]) and
+                      not inside(cpu["roctx_started"], cpu["roctx_outer"]),
+                      "roctx: CPU nesting as pushed")
+            check(sorted(dev) == ["roctx_direct", "roctx_outer", "roctx_replays"] and
+                  all(len(v) == 1 for v in dev.values()),
+                  f"roctx: one device span per pushed range, none for start/stop ({dict(dev)})")
+            if sorted(dev) == ["roctx_direct", "roctx_outer", "roctx_replays"]:
+                o, d, p_ = dev["roctx_outer"][0], dev["roctx_direct"][0], dev["roctx_replays"][0]
+                check(inside(d, o) and inside(p_, o) and d["ts"] + d["dur"] <= p_["ts"],
+                      "roctx: device spans nested as pushed, direct before replays")
+                kernels = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "kernel"]
+                graph = [e for e in kernels if "graph id" in e.get("args", {})]
+                check(all(inside(e, p_) for e in graph),
+                      "roctx: every replayed kernel inside the roctx_replays device span")
+            check(s["keyed"] == 30 and s["kernels"] == 37, "roctx: 30 graph kernels keyed of 37")
     elif case == "scopes":
         # Capture-time ranges (ranges_program.cc's Scopes()): the range open when each kernel was
         # captured is its scope on every replay of both execs, and a device span per replay;

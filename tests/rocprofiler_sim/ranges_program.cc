@@ -13,6 +13,11 @@
 // one runs is too). Built node by node with hipGraphAddKernelNode: a chain k_a ("built"), k_b
 // ("built/step"), k_c (none) replayed 4 times keeps its scopes; a fan f_a -> {f_b, f_c} built
 // under "fanned" (order not known) is replayed 2 times with no scope.
+//
+// `ranges_program roctx`: the same launches as the default case inside ROCTx ranges (the sim's
+// roctx library, sim_hip.h): push "roctx_outer" { push "roctx_direct" { 5 direct launches },
+// push "roctx_replays" { 10 replays } }, then a start/stop range "roctx_started" around 2 more
+// direct launches, and a mark (not recorded).
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -111,6 +116,21 @@ int Scopes() {
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "scopes") return Scopes();
+  const bool roctx = argc > 1 && std::string(argv[1]) == "roctx";
+  auto push = [&](const char* name) {
+    if (roctx) {
+      simroctxRangePushA(name);
+    } else {
+      nodescope_range_push(name);
+    }
+  };
+  auto pop = [&] {
+    if (roctx) {
+      simroctxRangePop();
+    } else {
+      nodescope_range_pop();
+    }
+  };
   const char* names[] = {"ranges_direct", "ranges_g0", "ranges_g1", "ranges_g2"};
   simFunction_t f[4];
   CHECK(simhipModuleLoad(names, 4, f));
@@ -126,12 +146,20 @@ int main(int argc, char** argv) {
   }
   simGraphExec_t e;
   CHECK(simhipGraphInstantiate(&e, g));
-  nodescope_range_push("direct");
+  if (roctx) push("roctx_outer");
+  push(roctx ? "roctx_direct" : "direct");
   for (int i = 0; i < 5; ++i) CHECK(simhipLaunchKernel(f[0], s));
-  nodescope_range_pop();
-  nodescope_range_push("replays");
+  pop();
+  push(roctx ? "roctx_replays" : "replays");
   for (int i = 0; i < 10; ++i) CHECK(simhipGraphLaunch(e, s));
-  nodescope_range_pop();
+  pop();
+  if (roctx) {
+    pop();
+    const uint64_t id = simroctxRangeStartA("roctx_started");
+    for (int i = 0; i < 2; ++i) CHECK(simhipLaunchKernel(f[0], s));
+    simroctxRangeStop(id);
+    simroctxMarkA("roctx_mark");
+  }
   CHECK(simhipStreamSynchronize(s));
   std::printf("expect nodes=3 replays=10\n");
   return 0;

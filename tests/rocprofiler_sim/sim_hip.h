@@ -70,6 +70,17 @@ int simhipGraphLaunch(simGraphExec_t exec, simStream_t stream);
 int simhipStreamBeginCapture(simStream_t stream);
 int simhipStreamEndCapture(simStream_t stream, simGraph_t* graph);
 
+// ROCTx (roctx.h of rocprofiler-sdk-roctx) as the real SDK's marker library delivers it: each
+// call gives the tool MARKER_CORE_API callbacks on the calling thread, ENTER then EXIT, with the
+// payload rocprofiler_callback_tracing_marker_api_data_t (the message or the range id in args; the
+// result in retval, set before EXIT). Push returns the 0-based level of the range pushed, Pop that
+// of the range popped (-1 when none); StartA returns the id (from 1, process-wide) Stop takes.
+int simroctxRangePushA(const char* message);
+int simroctxRangePop(void);
+uint64_t simroctxRangeStartA(const char* message);
+void simroctxRangeStop(uint64_t id);
+void simroctxMarkA(const char* message);
+
 // What the simulator knows and a real GPU would not tell: how many dispatches were written to a
 // hardware queue by a thread other than the one that launched them (the hazard's victims).
 uint64_t simhipCrossThreadDispatches(void);

@@ -317,6 +317,11 @@ void EmitKernelSymbol(
            ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER, phase, &copy);
 }
 
+void EmitMarker(rocprofiler_marker_core_api_id_t operation, rocprofiler_callback_phase_t phase,
+                rocprofiler_callback_tracing_marker_api_data_t* data) {
+  Callback(ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API, operation, phase, data);
+}
+
 // ---- The C API ----
 namespace {
 bool Locked() { return !g_configuring.load(); }

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <string>
 
 #include "base/clock.h"
@@ -164,6 +165,14 @@ Status RocprofilerTracer::Configure(const TracerOptions& options) {
       Check(sdk_.configure_callback_tracing(context_, ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT,
                                             nullptr, 0, &OnCodeObject, this),
             "rocprofiler_configure_callback_tracing_service (code objects)"));
+  // ROCTx ranges (rocprofiler_roctx.h); without them the rest still traces.
+  if (Status roctx = Check(sdk_.configure_callback_tracing(
+                               context_, ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API,
+                               kRoctxOperations, std::size(kRoctxOperations), &OnRoctx, &roctx_),
+                           "rocprofiler_configure_callback_tracing_service (ROCTx)");
+      !roctx.ok()) {
+    std::fprintf(stderr, "nodescope: roctx ranges not recorded: %s\n", roctx.ToString().c_str());
+  }
   const rocprofiler_external_correlation_id_request_kind_t kinds[] = {
       ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH,
       ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY};
@@ -306,6 +315,9 @@ Status RocprofilerTracer::Stop() {
                                  static_cast<int64_t>(stage_->overlapped_launches_proven()));
     trace_.counters.emplace_back("overlapped_launches_withheld",
                                  static_cast<int64_t>(stage_->overlapped_launches_withheld()));
+    if (const uint64_t n = roctx_.dropped(); n > 0) {  // rocprofiler_roctx.h
+      trace_.counters.emplace_back("roctx_start_stop_dropped", static_cast<int64_t>(n));
+    }
     const char* q = std::getenv("GPU_MAX_HW_QUEUES");
     const long queues = q != nullptr && std::atol(q) > 0 ? std::atol(q) : 4;
     if (threads >= static_cast<uint32_t>(queues)) {

@@ -2,8 +2,9 @@
 // and HIP runtime API calls; callback tracing of the HIP graph lifecycle and launches (driving
 // the reconstructing attribution stage) and of code objects (kernel names); the external
 // correlation request service (the per-thread recipe's tag on each dispatch); user ranges pushed
-// as external correlation ids. Start() must run inside the tool's initialize (the SDK allows
-// configuration nowhere else): the process session started by rocprofiler_tool.cc does that.
+// as external correlation ids; ROCTx ranges through the marker core API (rocprofiler_roctx.h).
+// Start() must run inside the tool's initialize (the SDK allows configuration nowhere else): the
+// process session started by rocprofiler_tool.cc does that.
 #pragma once
 
 #include <atomic>
@@ -15,6 +16,7 @@
 #include "backends/backend.h"
 #include "backends/rocprofiler/rocprofiler_capture.h"
 #include "backends/rocprofiler/rocprofiler_decoder.h"
+#include "backends/rocprofiler/rocprofiler_roctx.h"
 #include "backends/rocprofiler/sdk_api.h"
 
 namespace nodescope::rocprofiler {
@@ -50,7 +52,8 @@ class RocprofilerTracer final : public Tracer {
   Trace trace_;
   SdkApi sdk_;
   std::unique_ptr<ReconstructingStage> stage_;
-  CaptureTracker capture_;  // capture-time ranges (rocprofiler_capture.h)
+  CaptureTracker capture_;     // capture-time ranges (rocprofiler_capture.h)
+  RoctxStartStopTable roctx_;  // roctx start/stop ranges in flight (rocprofiler_roctx.h)
   std::optional<RocprofilerDecoder> decoder_;
   std::mutex decode_mu_;  // one batch at a time: the SDK's thread or a flush
   std::atomic<uint64_t> vendor_dropped_{0};

@@ -62,6 +62,7 @@ typedef enum rocprofiler_callback_phase_t {
 typedef enum rocprofiler_callback_tracing_kind_t {
   ROCPROFILER_CALLBACK_TRACING_NONE = 0,
   ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API = 5,
+  ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API = 7,  // declarations_marker.h
   ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT = 10,
   ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH = 12,
   ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY = 13,
@@ -315,6 +316,7 @@ typedef struct rocprofiler_buffer_tracing_correlation_id_retirement_record_t {
 
 #include "backends/rocprofiler/sdk/declarations_agent.h"
 #include "backends/rocprofiler/sdk/declarations_hip.h"
+#include "backends/rocprofiler/sdk/declarations_marker.h"
 
 extern "C" {
 

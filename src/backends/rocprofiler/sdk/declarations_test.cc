@@ -243,6 +243,27 @@ static_assert(ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE == 4);
 static_assert(ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API == 5);
 static_assert(ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT == 10);
 static_assert(ROCPROFILER_CALLBACK_TRACING_HIP_STREAM == 20);
+// The marker (ROCTx) core API (real headers: rocprofiler-sdk/fwd.h, marker/api_id.h,
+// marker/api_args.h, callback_tracing.h at
+// ROCm/rocm-systems@1b1610fc2b2ab32af71e6e04e4d4a6a4ae597992).
+static_assert(ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API == 7);
+static_assert(ROCPROFILER_MARKER_CORE_API_ID_roctxMarkA == 0);
+static_assert(ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA == 1);
+static_assert(ROCPROFILER_MARKER_CORE_API_ID_roctxRangePop == 2);
+static_assert(ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStartA == 3);
+static_assert(ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStop == 4);
+static_assert(sizeof(roctx_range_id_t) == 8);
+static_assert(sizeof(rocprofiler_marker_api_args_t) == 16);
+static_assert(sizeof(rocprofiler_marker_api_retval_t) == 8);
+static_assert(sizeof(rocprofiler_callback_tracing_marker_api_data_t) == 32);
+EXPECT_LAYOUT(rocprofiler_callback_tracing_marker_api_data_t, size, 0);
+EXPECT_LAYOUT(rocprofiler_callback_tracing_marker_api_data_t, args, 8);
+EXPECT_LAYOUT(rocprofiler_callback_tracing_marker_api_data_t, retval, 24);
+EXPECT_LAYOUT(rocprofiler_marker_api_args_t, roctxRangePushA.message, 0);
+EXPECT_LAYOUT(rocprofiler_marker_api_args_t, roctxRangeStartA.message, 0);
+EXPECT_LAYOUT(rocprofiler_marker_api_args_t, roctxRangeStop.id, 0);
+static_assert(std::is_same_v<decltype(rocprofiler_marker_api_retval_t{}.roctx_range_id_t_retval),
+                             roctx_range_id_t>);
 static_assert(ROCPROFILER_CALLBACK_PHASE_ENTER == 1);
 static_assert(ROCPROFILER_CALLBACK_PHASE_EXIT == 2);
 static_assert(ROCPROFILER_CODE_OBJECT_LOAD == 1);
