@@ -164,14 +164,23 @@ void PtiDecoder::Decode(const pti_view_record_base* record) {
   }
 }
 
+namespace {
+// The fields every PTI GPU record has under the same names (both layouts).
 template <typename R>
-void PtiDecoder::DecodeKernel(const R& r, const void*) {
-  if (!Room()) return;
+GpuActivity Timed(ActivityKind kind, const R& r) {
   GpuActivity a{};
-  a.kind = ActivityKind::kKernel;
+  a.kind = kind;
   a.start_ns = r._start_timestamp;
   a.end_ns = r._end_timestamp;
   a.correlation_id = r._correlation_id;
+  return a;
+}
+}  // namespace
+
+template <typename R>
+void PtiDecoder::DecodeKernel(const R& r, const void*) {
+  if (!Room()) return;
+  GpuActivity a = Timed(ActivityKind::kKernel, r);
   a.device = DeviceOf(r._pci_address, r._device_uuid);
   a.stream = StreamOf(r._queue_handle);
   a.kernel.name = NameOf(r._name);
@@ -181,11 +190,7 @@ void PtiDecoder::DecodeKernel(const R& r, const void*) {
 template <typename R>
 void PtiDecoder::DecodeCopy(const R& r) {
   if (!Room()) return;
-  GpuActivity a{};
-  a.kind = ActivityKind::kMemcpy;
-  a.start_ns = r._start_timestamp;
-  a.end_ns = r._end_timestamp;
-  a.correlation_id = r._correlation_id;
+  GpuActivity a = Timed(ActivityKind::kMemcpy, r);
   a.device = DeviceOf(r._pci_address, r._device_uuid);
   a.stream = StreamOf(r._queue_handle);
   a.copy.bytes = r._bytes;
@@ -198,11 +203,7 @@ void PtiDecoder::DecodeCopy(const R& r) {
 template <typename R>
 void PtiDecoder::DecodeP2p(const R& r) {
   if (!Room()) return;
-  GpuActivity a{};
-  a.kind = ActivityKind::kMemcpy;
-  a.start_ns = r._start_timestamp;
-  a.end_ns = r._end_timestamp;
-  a.correlation_id = r._correlation_id;
+  GpuActivity a = Timed(ActivityKind::kMemcpy, r);
   a.device = DeviceOf(r._src_pci_address, r._src_uuid);  // the queue's device: the source
   (void)DeviceOf(r._dst_pci_address, r._dst_uuid);       // known as a device too
   a.stream = StreamOf(r._queue_handle);
@@ -216,11 +217,7 @@ void PtiDecoder::DecodeP2p(const R& r) {
 template <typename R>
 void PtiDecoder::DecodeFill(const R& r) {
   if (!Room()) return;
-  GpuActivity a{};
-  a.kind = ActivityKind::kMemset;
-  a.start_ns = r._start_timestamp;
-  a.end_ns = r._end_timestamp;
-  a.correlation_id = r._correlation_id;
+  GpuActivity a = Timed(ActivityKind::kMemset, r);
   a.device = DeviceOf(r._pci_address, r._device_uuid);
   a.stream = StreamOf(r._queue_handle);
   a.fill.bytes = r._bytes;
