@@ -69,12 +69,12 @@ void Finalize(int signal_number) {
   line.pid = static_cast<uint64_t>(getpid());
   line.rank = g_path_rank;
   // A process that ran nothing on the GPU (a launcher such as torchrun's) writes no file.
-  const bool empty = trace.gpu.size() == 0 && trace.drops.Total() == 0;
+  const bool empty = trace.gpu.held() == 0 && trace.drops.Total() == 0;
   Status written = empty ? OkStatus() : WriteChromeTraceFile(trace, *g_path);
   uint64_t t2 = NowNs();
   if (empty) {
     line.kind = report::Line::Kind::kEmpty;
-    line.summary.api_calls = trace.api.size();
+    line.summary.api_calls = trace.api.held();
     Report(line);
     if (g_report_fd < 0) {
       std::fprintf(stderr, "nodescope: no trace for pid %d: no GPU work recorded\n",

@@ -8,7 +8,7 @@
 namespace nodescope {
 
 RangeLinks::RangeLinks(const Trace& trace) : ranges_(trace.ranges) {
-  const size_t n = std::min(trace.ranges.size(), kMaxRanges);
+  const size_t n = std::min(trace.ranges.held(), kMaxRanges);
   uint64_t max_id = 0;
   trace.ranges.ForEach([&](const UserRange& r) { max_id = std::max(max_id, r.id); });
   by_id_.Reserve(n, max_id);

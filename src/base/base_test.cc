@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <vector>
 #include <string>
 
 #include "base/chunked_vector.h"
@@ -51,6 +52,56 @@ TEST(ChunkedVector, KeepsOrderAcrossChunks) {
   for (int i = 0; i < 100; ++i) expected_sum += i;
   v.ForEach([&](int x) { sum += x; });
   EXPECT_EQ(sum, expected_sum);
+}
+
+TEST(ChunkedVector, ReleaseKeepsAbsoluteIndices) {
+  ChunkedVector<int, 4> v;
+  for (int i = 0; i < 10; ++i) v.push_back(i);
+  EXPECT_EQ(v.ReleaseBefore(6), 4u) << "only whole chunks below the index";
+  EXPECT_EQ(v.first_index(), 4u);
+  EXPECT_EQ(v.held(), 6u);
+  EXPECT_EQ(v.size(), 10u);
+  EXPECT_EQ(v[4], 4);
+  EXPECT_EQ(v[9], 9);
+  EXPECT_EQ(v.ReleaseBefore(100), 4u) << "never the chunk appends go to";
+  EXPECT_EQ(v.first_index(), 8u);
+  std::vector<int> seen;
+  v.ForEach([&](int x) { seen.push_back(x); });
+  EXPECT_EQ(seen, (std::vector<int>{8, 9}));
+  seen.clear();
+  v.ForEachFrom(2, [&](int& x) { seen.push_back(x); });  // released part skipped
+  EXPECT_EQ(seen, (std::vector<int>{8, 9}));
+  v.push_back(10);
+  EXPECT_EQ(v[10], 10);
+  EXPECT_EQ(v.ReleaseAll(), 3u);
+  EXPECT_TRUE(v.empty());
+  EXPECT_EQ(v.first_index(), 11u);
+  v.push_back(11);
+  v.push_back(12);
+  seen.clear();
+  v.ForEach([&](int x) { seen.push_back(x); });
+  EXPECT_EQ(seen, (std::vector<int>{11, 12})) << "appends go on after ReleaseAll mid-chunk";
+  EXPECT_EQ(v[12], 12);
+  ChunkedVector<int, 4> copy;
+  copy.AppendFrom(v, 0);
+  EXPECT_EQ(copy.size(), 2u);
+  EXPECT_EQ(copy[0], 11);
+  EXPECT_EQ(copy[1], 12);
+}
+
+TEST(ChunkedVector, ReleasedChunksAreReusedSoAllocationStaysFlat) {
+  ChunkedVector<int, 4> v;
+  size_t after_first_cycle = 0;
+  for (int cycle = 0; cycle < 10000; ++cycle) {
+    for (int i = 0; i < 7; ++i) v.push_back(cycle);
+    v.ReleaseBefore(v.size() > 16 ? v.size() - 16 : 0);  // a window of about 16
+    if (cycle == 10) after_first_cycle = v.chunks_allocated();
+    ASSERT_LE(v.held(), 16u + 4u);
+  }
+  EXPECT_EQ(v.size(), 70000u);
+  EXPECT_GT(after_first_cycle, 0u);
+  EXPECT_EQ(v.chunks_allocated(), after_first_cycle) << "chunks allocated grew with the run";
+  EXPECT_EQ(v[v.size() - 1], 9999);
 }
 
 TEST(FlatIndexMap, FirstValueWinsAndSurvivesGrowth) {

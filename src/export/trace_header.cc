@@ -91,7 +91,7 @@ void WriteNodescopeObject(const Trace& t, JsonOutput& out) {
               {"total", d.Total()}},
              out);
   const RangeCounters& r = t.range_counters;
-  out.Field("},\"ranges\":{\"recorded\":", t.ranges.size());
+  out.Field("},\"ranges\":{\"recorded\":", t.ranges.held());
   UintFields({{"unbalanced_pops", r.unbalanced_pops},
               {"open_at_end", r.open_at_end},
               {"ended_on_other_thread", r.ended_on_other_thread},

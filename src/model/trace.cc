@@ -5,7 +5,7 @@ namespace nodescope {
 
 TraceSummary Summarize(const Trace& trace) {
   TraceSummary s;
-  s.gpu_events = trace.gpu.size();
+  s.gpu_events = trace.gpu.held();
   trace.gpu.ForEach([&](const GpuActivity& a) {
     switch (a.kind) {
       case ActivityKind::kKernel:
@@ -22,7 +22,7 @@ TraceSummary Summarize(const Trace& trace) {
     }
     if (a.graph_id != 0) ++s.graph_events;
   });
-  s.api_calls = trace.api.size();
+  s.api_calls = trace.api.held();
   s.dropped = trace.drops.Total();
   return s;
 }

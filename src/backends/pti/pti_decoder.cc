@@ -53,7 +53,7 @@ PtiDecoder::PtiDecoder(Trace* trace, uint64_t max_events, bool v2, ApiNameFn api
 }
 
 bool PtiDecoder::Room() {
-  if (trace_->gpu.size() + trace_->api.size() < max_events_) return true;
+  if (trace_->gpu.held() + trace_->api.held() < max_events_) return true;
   ++trace_->drops.store_full;
   return false;
 }

@@ -114,7 +114,7 @@ uint32_t RocprofilerDecoder::DeviceOf(uint64_t agent) const {
 }
 
 bool RocprofilerDecoder::Room() {
-  if (trace_->gpu.size() + trace_->api.size() < max_events_) return true;
+  if (trace_->gpu.held() + trace_->api.held() < max_events_) return true;
   ++trace_->drops.store_full;
   return false;
 }
