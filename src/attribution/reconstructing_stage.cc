@@ -111,6 +111,7 @@ class ReconstructingStageImpl final : public ReconstructingStage {
   void Retry(ChunkedVector<GpuActivity>& gpu, bool final) {
     size_t kept = 0;
     for (size_t index : pending_) {
+      if (index < gpu.first_index()) continue;  // left a ring window (backends/ring_window.h)
       GpuActivity& a = gpu[index];
       const uint64_t tag = a.graph_node_id;
       if (attributor_->Resolve(a, tag, a.stream, final)) {

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "backends/ring_window.h"
 #include "base/status.h"
 #include "model/trace.h"
 
@@ -21,6 +22,13 @@ struct TracerOptions {
   // Engine-issued graph keys (src/attribution); NODESCOPE_DISABLE_GRAPH_ATTRIBUTION=1 turns it
   // off and records keep the vendor's native ids (CUPTI's, which alias after exec updates).
   bool graph_attribution = true;
+  // Bounded memory (ring_window.h). NODESCOPE_RING: keep only the most recent window, trimmed by
+  // the backend after each decoded batch (TrimWindow). The two below are the session's:
+  // NODESCOPE_STREAM writes the window as the next part file each time it holds this many
+  // records, and NODESCOPE_CAPTURE_EVERY writes a capture of it every so often.
+  WindowPolicy ring;
+  uint64_t stream_records = 0;
+  uint64_t capture_every_ns = 0;
 };
 
 // The ranges TracerOptionsFromEnv() accepts (README, "Environment variables").
@@ -29,8 +37,10 @@ inline constexpr uint64_t kMaxBuffers = 65536;             // NODESCOPE_MAX_BUFF
 inline constexpr uint64_t kMaxEvents = 1'000'000'000'000;  // NODESCOPE_MAX_EVENTS: 1..10^12
 
 // Reads NODESCOPE_BUFFER_SIZE_MB, NODESCOPE_MAX_BUFFERS, NODESCOPE_MAX_EVENTS (whole decimal
-// numbers in the ranges above) and NODESCOPE_DISABLE_GRAPH_ATTRIBUTION; a bad value is an error
-// naming the variable, never silently replaced.
+// numbers in the ranges above), NODESCOPE_DISABLE_GRAPH_ATTRIBUTION, NODESCOPE_RING,
+// NODESCOPE_STREAM (sizes or durations, ring_window.h) and NODESCOPE_CAPTURE_EVERY; a bad value
+// is an error naming the variable, never silently replaced. In ring or streaming mode the window
+// bounds memory, so NODESCOPE_MAX_EVENTS applies only when set.
 StatusOr<TracerOptions> TracerOptionsFromEnv();
 
 class Tracer {
@@ -43,6 +53,17 @@ class Tracer {
   virtual Status Stop() = 0;
   // The collected trace; complete after Stop().
   virtual Trace& trace() = 0;
+
+  // ---- While running: captures and streaming parts (ring_window.h) ----
+  // Hands every vendor buffer filled so far to the decoder (CUPTI: cuptiActivityFlushAll(0)).
+  // Called with no nodescope lock held; the decoder takes its own.
+  virtual Status Flush() { return UnavailableError(std::string(name()) + " cannot flush"); }
+  // Copies the window held now into `out` (a fresh Trace) under the decode lock (CopyWindow),
+  // with the attribution report and the devices; `release` then releases it (a streaming part).
+  // FailedPrecondition when not running.
+  virtual Status SnapshotWindow(Trace* /*out*/, bool /*release*/) {
+    return UnavailableError(std::string(name()) + " cannot copy its window while running");
+  }
 };
 
 using TracerFactory = std::unique_ptr<Tracer> (*)();

@@ -1,4 +1,5 @@
 // The backend registry and the options every backend shares.
+#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -23,6 +24,38 @@ std::mutex& RegistryMutex() {
   return mu;
 }
 
+// NODESCOPE_RING, NODESCOPE_STREAM, NODESCOPE_CAPTURE_EVERY (ring_window.h).
+Status ReadWindowOptions(TracerOptions* o) {
+  auto value = [](const char* var) -> std::string_view {
+    const char* v = std::getenv(var);
+    return v != nullptr ? std::string_view(v) : std::string_view();
+  };
+  if (std::string_view v = value("NODESCOPE_RING"); !v.empty()) {
+    StatusOr<WindowPolicy> ring = ParseWindowPolicy(v, "NODESCOPE_RING");
+    if (!ring.ok()) return ring.status();
+    o->ring = *ring;
+  }
+  if (std::string_view v = value("NODESCOPE_STREAM"); !v.empty()) {
+    StatusOr<uint64_t> records = ParseRecordCount(v, "NODESCOPE_STREAM");
+    if (!records.ok()) return records.status();
+    if (o->ring.enabled()) {
+      return InvalidArgumentError("NODESCOPE_STREAM and NODESCOPE_RING cannot be used together");
+    }
+    o->stream_records = *records;
+  }
+  if (std::string_view v = value("NODESCOPE_CAPTURE_EVERY"); !v.empty()) {
+    StatusOr<uint64_t> ns = ParseDurationNs(v, "NODESCOPE_CAPTURE_EVERY");
+    if (!ns.ok()) return ns.status();
+    o->capture_every_ns = *ns;
+  }
+  // The window bounds memory: the store cap applies only when asked for.
+  const char* max = std::getenv("NODESCOPE_MAX_EVENTS");
+  if ((o->ring.enabled() || o->stream_records != 0) && (max == nullptr || *max == '\0')) {
+    o->max_events = kMaxEvents;
+  }
+  return OkStatus();
+}
+
 }  // namespace
 
 StatusOr<TracerOptions> TracerOptionsFromEnv() {
@@ -37,6 +70,7 @@ StatusOr<TracerOptions> TracerOptionsFromEnv() {
   bool disable = false;
   RETURN_IF_ERROR(ReadEnvFlag("NODESCOPE_DISABLE_GRAPH_ATTRIBUTION", &disable));
   o.graph_attribution = !disable;
+  RETURN_IF_ERROR(ReadWindowOptions(&o));
   return o;
 }
 

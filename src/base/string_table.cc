@@ -17,6 +17,16 @@ StringId StringTable::Intern(std::string_view s) {
   return id;
 }
 
+void StringTable::AssignFrom(const StringTable& other) {
+  if (&other == this) return;
+  by_text_.clear();
+  by_pointer_.clear();
+  strings_ = other.strings_;
+  for (size_t i = 0; i < strings_.size(); ++i) {
+    by_text_.emplace(strings_[i], static_cast<StringId>(i));  // the first id of a text wins
+  }
+}
+
 StringId StringTable::InternStablePointer(const char* s) {
   if (s == nullptr) return kNoString;
   auto it = by_pointer_.find(s);

@@ -23,6 +23,8 @@ class StringTable {
   StringId InternStablePointer(const char* s);
 
   std::string_view Get(StringId id) const { return strings_[id]; }
+  // Makes this a copy of `other` with the same ids (a snapshot of a running trace's strings).
+  void AssignFrom(const StringTable& other);
   size_t size() const { return strings_.size(); }
 
  private:

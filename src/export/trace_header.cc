@@ -121,6 +121,15 @@ void WriteNodescopeObject(const Trace& t, JsonOutput& out) {
     }
     out.Raw("}}");
   }
+  if (!t.window.policy.empty()) {  // bounded memory: which window of the run this holds
+    out.StringField(",\"window\":{\"policy\":", t.window.policy);
+    UintFields({{"ring_released", t.window.ring_released},
+                {"streamed", t.window.streamed},
+                {"capture", t.window.capture},
+                {"part", t.window.part}},
+               out);
+    out.Char('}');
+  }
   WriteJob(t.job, out);
   out.Raw("},\n");
 }

@@ -72,6 +72,16 @@ struct JobInfo {
   bool known() const { return !host.empty() || realtime_ns != 0; }
 };
 
+// Bounded memory (issue 14, backends/ring_window.h): which window of the run this trace holds.
+// Written under "nodescope"."window" when `policy` is set.
+struct WindowInfo {
+  std::string policy;          // "ring:events=N", "ring:time=60s", "stream:events=N"; empty: all
+  uint64_t ring_released = 0;  // records that left the ring window (not drops: kept no longer)
+  uint64_t streamed = 0;       // records written to earlier parts (streaming), not held here
+  uint64_t capture = 0;        // n of <trace>.capture-<n>.json; 0 when not a capture
+  uint64_t part = 0;           // n of a streaming part; 0 when not streaming
+};
+
 struct Trace {
   StringTable strings;
   ChunkedVector<GpuActivity> gpu;
@@ -89,6 +99,7 @@ struct Trace {
   DropCounters drops;
   AttributionInfo attribution;
   JobInfo job;
+  WindowInfo window;
 
   uint32_t pid = 0;
   std::string process_name;

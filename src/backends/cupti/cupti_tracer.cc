@@ -63,6 +63,7 @@ void CUPTIAPI CuptiTracer::BufferCompleted(CUcontext ctx, uint32_t stream_id, ui
         const size_t first = t->trace_.gpu.size();
         t->decoder_->DecodeBuffer(buffer, valid_size);  // neutral records, CUPTI's keys
         t->stage_->Process(t->trace_.gpu, first);       // the engine's keys
+        TrimWindow(t->ring_, NowNs(), &t->trace_);      // a ring keeps its window only
       }
     }
     size_t dropped = 0;  // asked with no lock held
@@ -101,6 +102,7 @@ Status CuptiTracer::Start(const TracerOptions& options) {
   stage_ = MakeNativeIdStage(options.graph_attribution);
   graph_callbacks_ = std::make_unique<GraphCallbacks>(stage_.get());
   decoder_.emplace(&trace_, options.max_events, &ApiNameFromCupti);
+  ring_ = options.ring;
 
   Status s = Subscribe(options);
   if (!s.ok()) {
@@ -189,6 +191,26 @@ Status CuptiTracer::Stop() {
   g_active.store(nullptr, std::memory_order_release);
   // The pool stays alive with the tracer: CUPTI may still hold a buffer it never returns.
   return flushed;
+}
+
+// Called with no nodescope lock held: the completions it causes take the decode lock.
+Status CuptiTracer::Flush() {
+  return CheckCupti(cuptiActivityFlushAll(0), "cuptiActivityFlushAll");
+}
+
+Status CuptiTracer::SnapshotWindow(Trace* out, bool release) {
+  {
+    std::lock_guard<std::mutex> lock(decode_mu_);  // the decoder waits for a copy only
+    if (!decoder_) return FailedPreconditionError("the CUPTI tracer was never started");
+    CopyWindow(trace_, NowNs(), release, out);
+    out->drops.vendor_dropped += vendor_dropped_.load(std::memory_order_relaxed);
+    out->drops.buffers_refused += pool_->refused();
+    graph_callbacks_->AddCounters(out);
+    stage_->Report(&out->attribution);
+  }
+  CollectEnvironment(out);
+  FinishWindowCopy(out);
+  return OkStatus();
 }
 
 namespace {

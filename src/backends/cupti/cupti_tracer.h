@@ -27,6 +27,8 @@ class CuptiTracer final : public Tracer {
   Status Start(const TracerOptions& options) override;
   Status Stop() override;
   Trace& trace() override { return trace_; }
+  Status Flush() override;
+  Status SnapshotWindow(Trace* out, bool release) override;
 
  private:
   static void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);
@@ -50,6 +52,7 @@ class CuptiTracer final : public Tracer {
   CUpti_SubscriberHandle subscriber_ = nullptr;
   std::vector<CUpti_ActivityKind> enabled_;
   bool running_ = false;
+  WindowPolicy ring_;  // trimmed after each buffer (backends/ring_window.h)
 };
 
 }  // namespace nodescope::cupti

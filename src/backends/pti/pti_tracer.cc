@@ -119,6 +119,20 @@ void PtiTracer::DecodeBuffer(unsigned char* buffer, size_t used) {
     }
     decoder_->Decode(record);
   }
+  TrimWindow(options_.ring, NowNs(), &trace_);  // a ring keeps its window only
+}
+
+Status PtiTracer::Flush() { return Check(api_.flush(), "ptiFlushAllViews"); }
+
+Status PtiTracer::SnapshotWindow(Trace* out, bool release) {
+  {
+    std::lock_guard<std::mutex> lock(decode_mu_);  // the decoder waits for a copy only
+    if (!decoder_) return FailedPreconditionError("the pti tracer was never started");
+    CopyWindow(trace_, NowNs(), release, out);
+    out->drops.buffers_refused += refused_.load();
+  }
+  FinishWindowCopy(out);
+  return OkStatus();
 }
 
 Status PtiTracer::Stop() {

@@ -26,6 +26,8 @@ class PtiTracer final : public Tracer {
   Status Start(const TracerOptions& options) override;
   Status Stop() override;
   Trace& trace() override { return trace_; }
+  Status Flush() override;
+  Status SnapshotWindow(Trace* out, bool release) override;
 
  private:
   static void OnRequest(unsigned char** buffer, size_t* size);

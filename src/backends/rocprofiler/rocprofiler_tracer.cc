@@ -87,6 +87,7 @@ Status RocprofilerTracer::Start(const TracerOptions& options) {
   trace_.start_ns = NowNs();
   stage_ = MakeReconstructingStage(options.graph_attribution);
   decoder_.emplace(&trace_, options.max_events, BootToRealtimeNs());
+  ring_ = options.ring;
   AddDevices();
   Status s = Configure(options);
   if (!s.ok()) {
@@ -192,6 +193,7 @@ void RocprofilerTracer::OnBuffer(rocprofiler_context_id_t, rocprofiler_buffer_id
   const size_t first = self->trace_.gpu.size();
   self->decoder_->Decode(headers, count);          // neutral records, provisional keys
   self->stage_->Process(self->trace_.gpu, first);  // the engine's keys
+  TrimWindow(self->ring_, NowNs(), &self->trace_);  // a ring keeps its window only
 }
 
 void RocprofilerTracer::OnHipApi(rocprofiler_callback_tracing_record_t record,
@@ -336,6 +338,22 @@ Status RocprofilerTracer::Stop() {
   }
   g_active.store(nullptr, std::memory_order_release);
   return flushed;
+}
+
+Status RocprofilerTracer::Flush() {
+  return Check(sdk_.flush_buffer(buffer_), "rocprofiler_flush_buffer");
+}
+
+Status RocprofilerTracer::SnapshotWindow(Trace* out, bool release) {
+  {
+    std::lock_guard<std::mutex> lock(decode_mu_);  // the decoder waits for a copy only
+    if (!decoder_) return FailedPreconditionError("the rocprofiler tracer was never started");
+    CopyWindow(trace_, NowNs(), release, out);
+    out->drops.vendor_dropped += vendor_dropped_.load();
+    stage_->Report(&out->attribution);
+  }
+  FinishWindowCopy(out);  // records a later batch would have decided: written without keys
+  return OkStatus();
 }
 
 void RocprofilerTracer::FinalizeActive() {

@@ -30,6 +30,8 @@ class RocprofilerTracer final : public Tracer {
   Status Start(const TracerOptions& options) override;
   Status Stop() override;
   Trace& trace() override { return trace_; }
+  Status Flush() override;
+  Status SnapshotWindow(Trace* out, bool release) override;
 
   // The tool's finalize: the SDK delivers nothing after it, so the active tracer stops there.
   static void FinalizeActive();
@@ -61,6 +63,7 @@ class RocprofilerTracer final : public Tracer {
   rocprofiler_buffer_id_t buffer_{0};
   std::mutex stop_mu_;
   bool running_ = false;
+  WindowPolicy ring_;  // trimmed after each batch (backends/ring_window.h)
 };
 
 }  // namespace nodescope::rocprofiler

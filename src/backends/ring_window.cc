@@ -1,0 +1,175 @@
+// The ring window: parsing, trimming, and the copy a capture writes.
+#include "backends/ring_window.h"
+
+#include <algorithm>
+#include <string>
+
+#include "attribution/stage.h"
+#include "base/env.h"
+
+namespace nodescope {
+namespace {
+
+constexpr uint64_t kMaxRecords = 1'000'000'000'000;
+
+Status Bad(std::string_view what, std::string_view text, std::string_view expected) {
+  return InvalidArgumentError(std::string(what) + "=" + QuoteValue(text) + " is not " +
+                              std::string(expected));
+}
+
+// Splits "256MB" into 256 and "MB".
+bool SplitNumber(std::string_view text, uint64_t* number, std::string_view* unit) {
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0 || digits > 13) return false;
+  StatusOr<uint64_t> n = ParseDecimal(text.substr(0, digits), 1, kMaxRecords);
+  if (!n.ok()) return false;
+  *number = *n;
+  *unit = text.substr(digits);
+  return true;
+}
+
+template <typename V>
+bool ReleaseFrontChunk(V& v) {
+  const size_t next = (v.first_index() / V::kChunkSize + 1) * V::kChunkSize;
+  return v.ReleaseBefore(next) != 0;
+}
+
+std::string DurationText(uint64_t ns) {
+  if (ns % 1'000'000'000 == 0) return std::to_string(ns / 1'000'000'000) + "s";
+  return std::to_string(ns / 1'000'000) + "ms";
+}
+
+}  // namespace
+
+std::string WindowPolicy::Describe() const {
+  std::string s;
+  if (max_records != 0) s = "events=" + std::to_string(max_records);
+  if (max_age_ns != 0) s += (s.empty() ? "" : ",") + std::string("time=") + DurationText(max_age_ns);
+  return s;
+}
+
+StatusOr<uint64_t> ParseRecordCount(std::string_view text, std::string_view what) {
+  constexpr std::string_view kExpected =
+      "a size: records (1000, 500k, 10M) or bytes (64KB, 256MB, 1GB)";
+  uint64_t n = 0;
+  std::string_view unit;
+  if (!SplitNumber(text, &n, &unit)) return Bad(what, text, kExpected);
+  uint64_t records = 0;
+  if (unit.empty()) {
+    records = n;
+  } else if (unit == "k" || unit == "K") {
+    records = n * 1000;
+  } else if (unit == "M") {
+    records = n * 1'000'000;
+  } else if (unit == "G") {
+    records = n * 1'000'000'000;
+  } else if (unit == "KB" || unit == "MB" || unit == "GB") {
+    const uint64_t scale = unit == "KB" ? 1u << 10 : unit == "MB" ? 1u << 20 : 1u << 30;
+    records = n * scale / sizeof(GpuActivity);
+  } else {
+    return Bad(what, text, kExpected);
+  }
+  if (records == 0 || records > kMaxRecords) return Bad(what, text, kExpected);
+  return records;
+}
+
+StatusOr<uint64_t> ParseDurationNs(std::string_view text, std::string_view what) {
+  constexpr std::string_view kExpected = "a duration (500ms, 60s, 5min, 1h)";
+  uint64_t n = 0;
+  std::string_view unit;
+  if (!SplitNumber(text, &n, &unit) || n > 1'000'000'000) return Bad(what, text, kExpected);
+  if (unit == "ms") return n * 1'000'000;
+  if (unit == "s") return n * 1'000'000'000;
+  if (unit == "min") return n * 60'000'000'000;
+  if (unit == "h") return n * 3'600'000'000'000;
+  return Bad(what, text, kExpected);
+}
+
+StatusOr<WindowPolicy> ParseWindowPolicy(std::string_view text, std::string_view what) {
+  WindowPolicy p;
+  // Sizes end in a digit or k, K, M, G, B; durations in s, min or h.
+  if (text.ends_with("s") || text.ends_with("min") || text.ends_with("h")) {
+    StatusOr<uint64_t> ns = ParseDurationNs(text, what);
+    if (!ns.ok()) return ns.status();
+    p.max_age_ns = *ns;
+  } else {
+    StatusOr<uint64_t> records = ParseRecordCount(text, what);
+    if (!records.ok()) {
+      return Bad(what, text, "a size (10M records, 256MB) or a duration (60s, 5min)");
+    }
+    p.max_records = *records;
+  }
+  return p;
+}
+
+void TrimWindow(const WindowPolicy& policy, uint64_t now_ns, Trace* trace) {
+  if (!policy.enabled()) return;
+  ChunkedVector<GpuActivity>& gpu = trace->gpu;
+  ChunkedVector<ApiCall>& api = trace->api;
+  const size_t gpu_before = gpu.first_index(), api_before = api.first_index();
+  if (policy.max_records != 0) {
+    while (gpu.held() + api.held() > policy.max_records) {
+      const bool gpu_can = gpu.chunks_held() > 1, api_can = api.chunks_held() > 1;
+      if (!gpu_can && !api_can) break;
+      const bool gpu_older =
+          gpu_can && (!api_can || gpu.chunk_front(0).start_ns <= api.chunk_front(0).start_ns);
+      if (!(gpu_older ? ReleaseFrontChunk(gpu) : ReleaseFrontChunk(api))) break;
+    }
+  }
+  if (policy.max_age_ns != 0 && now_ns > policy.max_age_ns) {
+    const uint64_t cutoff = now_ns - policy.max_age_ns;
+    while (gpu.chunks_held() > 1 && gpu.chunk_back(0).end_ns < cutoff) ReleaseFrontChunk(gpu);
+    while (api.chunks_held() > 1 && api.chunk_back(0).end_ns < cutoff) ReleaseFrontChunk(api);
+  }
+  ChunkedVector<ExternalCorrelation>& ext = trace->external;
+  const size_t ext_before = ext.first_index();
+  while (ext.held() > api.held() + ChunkedVector<ExternalCorrelation>::kChunkSize &&
+         ReleaseFrontChunk(ext)) {
+  }
+  trace->window.ring_released += (gpu.first_index() - gpu_before) +
+                                 (api.first_index() - api_before) +
+                                 (ext.first_index() - ext_before);
+}
+
+void CopyWindow(Trace& live, uint64_t now_ns, bool release, Trace* out) {
+  out->strings.AssignFrom(live.strings);
+  out->gpu.AppendFrom(live.gpu);
+  out->api.AppendFrom(live.api);
+  out->external.AppendFrom(live.external);
+  out->devices = live.devices;
+  out->versions = live.versions;
+  out->counters = live.counters;
+  out->drops = live.drops;
+  out->pid = live.pid;
+  out->process_name = live.process_name;
+  out->thread_names = live.thread_names;
+  out->window = live.window;
+  // The window starts at its oldest record; a trace that released nothing starts with the run.
+  uint64_t start = live.start_ns;
+  if (live.gpu.first_index() != 0 || live.api.first_index() != 0 || live.window.streamed != 0) {
+    start = now_ns;
+    if (!live.gpu.empty()) start = std::min(start, live.gpu.chunk_front(0).start_ns);
+    if (!live.api.empty()) start = std::min(start, live.api.chunk_front(0).start_ns);
+  }
+  out->start_ns = start;
+  out->end_ns = now_ns;
+  if (release) {
+    const uint64_t n = live.gpu.ReleaseAll() + live.api.ReleaseAll() + live.external.ReleaseAll();
+    live.window.streamed += n;
+  }
+}
+
+void FinishWindowCopy(Trace* out) {
+  uint64_t undecided = 0;
+  out->gpu.ForEachFrom(0, [&](GpuActivity& a) {
+    if (a.graph_id == ReconstructingStage::kProvisionalGraphId) {
+      a.graph_id = 0;
+      a.graph_node_id = 0;
+      ++undecided;
+    }
+  });
+  if (undecided != 0) out->attribution.withheld.emplace_back("undecided_at_capture", undecided);
+}
+
+}  // namespace nodescope

@@ -1,0 +1,57 @@
+// Bounded memory for every backend (issue 14): a ring window that keeps only the most recent
+// records, and the copy of that window a capture or a streaming part writes while tracing goes on.
+//
+//   decoding thread, under the backend's decode lock, after each decoded batch:
+//       Process(trace.gpu, first); TrimWindow(options.ring, NowNs(), &trace);
+//   capture (any thread): tracer.Flush() with no lock held; then under the decode lock
+//       CopyWindow(trace, &copy, release); then, outside it, FinishWindowCopy(&copy).
+//
+// Trimming releases whole chunks (ChunkedVector::ReleaseBefore): no allocation or lock per
+// record, and released chunks are reused, so memory stays flat however long the program runs.
+// Released records are counted in trace.window.ring_released, never as drops. Graph keys do not
+// depend on the records kept: the first-seen state lives in the attribution stage.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "model/trace.h"
+
+namespace nodescope {
+
+struct WindowPolicy {
+  uint64_t max_records = 0;  // GPU + API records held (0: no bound by size)
+  uint64_t max_age_ns = 0;   // records older than this are released (0: no bound by time)
+  bool enabled() const { return max_records != 0 || max_age_ns != 0; }
+  // "events=2796202" or "time=60s", written in the header after "ring:" or "stream:".
+  std::string Describe() const;
+};
+
+// A size is a count of records ("10M", "500k", "1000") or of bytes ("256MB", "1GB", "64KB"),
+// bytes being turned into records of sizeof(GpuActivity) (96 B). A duration is "60s", "5min",
+// "1h" or "500ms". Errors name `what` (the variable or flag) and the value.
+StatusOr<uint64_t> ParseRecordCount(std::string_view text, std::string_view what);
+StatusOr<uint64_t> ParseDurationNs(std::string_view text, std::string_view what);
+// NODESCOPE_RING: a size or a duration.
+StatusOr<WindowPolicy> ParseWindowPolicy(std::string_view text, std::string_view what);
+
+// Releases the records that left the window, a whole chunk at a time (the chunk being filled is
+// always kept): by size, the oldest of GPU and API records first until at most max_records are
+// held; by time, chunks whose last record ended before now_ns - max_age_ns. External
+// correlations follow the API calls they link (at most one chunk more than the API calls held).
+void TrimWindow(const WindowPolicy& policy, uint64_t now_ns, Trace* trace);
+
+// Copies the window `live` holds into `out` (a fresh Trace): records, strings, devices, versions,
+// counters, drops, pid and names, window info; out->start_ns is the oldest record held (or the
+// trace's start), out->end_ns now. With `release`, the copied records are then released from
+// `live` and counted as streamed. Call under the decode lock; it allocates only for the copy.
+void CopyWindow(Trace& live, uint64_t now_ns, bool release, Trace* out);
+
+// Outside the lock: records whose graph key was still provisional when copied (a reconstructing
+// stage decides some only with a later batch) are written without a key and counted as withheld
+// ("undecided_at_capture"), never with a provisional one.
+void FinishWindowCopy(Trace* out);
+
+}  // namespace nodescope

@@ -1,0 +1,197 @@
+// The ring window: sizes and durations read strictly, trimming by size and by time at chunk
+// granularity with flat memory, graph keys unchanged by what was released, and the window copy.
+#include "backends/ring_window.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "attribution/stage.h"
+
+namespace nodescope {
+namespace {
+
+constexpr size_t kChunk = ChunkedVector<GpuActivity>::kChunkSize;
+
+GpuActivity Kernel(uint64_t t, uint32_t graph_id = 0, uint64_t node = 0, uint32_t corr = 0) {
+  GpuActivity a{};
+  a.kind = ActivityKind::kKernel;
+  a.start_ns = t;
+  a.end_ns = t + 1;
+  a.graph_id = graph_id;
+  a.graph_node_id = node;
+  a.correlation_id = corr;
+  return a;
+}
+ApiCall Api(uint64_t t) {
+  ApiCall c{};
+  c.start_ns = t;
+  c.end_ns = t + 1;
+  return c;
+}
+
+TEST(RingWindow, ParsesSizesAndDurations) {
+  EXPECT_EQ(*ParseRecordCount("10M", "X"), 10'000'000u);
+  EXPECT_EQ(*ParseRecordCount("500k", "X"), 500'000u);
+  EXPECT_EQ(*ParseRecordCount("1000", "X"), 1000u);
+  EXPECT_EQ(*ParseRecordCount("96MB", "X"), 1u << 20) << "bytes are records of 96 B";
+  EXPECT_EQ(*ParseDurationNs("60s", "X"), 60'000'000'000u);
+  EXPECT_EQ(*ParseDurationNs("5min", "X"), 300'000'000'000u);
+  EXPECT_EQ(*ParseDurationNs("250ms", "X"), 250'000'000u);
+  StatusOr<WindowPolicy> ring = ParseWindowPolicy("60s", "NODESCOPE_RING");
+  ASSERT_TRUE(ring.ok());
+  EXPECT_EQ(ring->max_age_ns, 60'000'000'000u);
+  EXPECT_EQ(ring->Describe(), "time=60s");
+  ring = ParseWindowPolicy("256MB", "NODESCOPE_RING");
+  ASSERT_TRUE(ring.ok());
+  EXPECT_EQ(ring->max_records, (256u << 20) / 96);
+  for (const char* bad : {"", "lots", "10X", "-5", " 5", "0", "0s", "5 s", "10mb", "1e6"}) {
+    StatusOr<WindowPolicy> p = ParseWindowPolicy(bad, "NODESCOPE_RING");
+    EXPECT_FALSE(p.ok()) << bad;
+    if (!p.ok()) {
+      EXPECT_NE(p.status().message().find("NODESCOPE_RING="), std::string::npos);
+    }
+  }
+}
+
+TEST(RingWindow, BySizeKeepsTheNewestRecordsAndMemoryStaysFlat) {
+  WindowPolicy policy;
+  policy.max_records = 3 * kChunk;
+  Trace t;
+  size_t allocated_after_warmup = 0;
+  uint64_t now = 0;
+  for (int batch = 0; batch < 2000; ++batch) {  // 2000 buffers of 1000 GPU + 300 API records
+    for (int i = 0; i < 1000; ++i) t.gpu.push_back(Kernel(++now));
+    for (int i = 0; i < 300; ++i) t.api.push_back(Api(++now));
+    TrimWindow(policy, now, &t);
+    ASSERT_LE(t.gpu.held() + t.api.held(), policy.max_records + 2 * kChunk) << batch;
+    if (batch == 1000) allocated_after_warmup = t.gpu.chunks_allocated() + t.api.chunks_allocated();
+  }
+  EXPECT_EQ(t.gpu.size(), 2'000'000u);
+  EXPECT_EQ(t.gpu.chunks_allocated() + t.api.chunks_allocated(), allocated_after_warmup)
+      << "chunks allocated grew over the run: memory is not flat";
+  EXPECT_LE(allocated_after_warmup, policy.max_records / kChunk + 4);
+  EXPECT_EQ(t.window.ring_released,
+            t.gpu.first_index() + t.api.first_index() + t.external.first_index());
+  EXPECT_GT(t.window.ring_released, 2'000'000u);
+  EXPECT_EQ(t.drops.Total(), 0u) << "what leaves the window is not a drop";
+  EXPECT_EQ(t.gpu[t.gpu.size() - 1].start_ns, t.gpu.chunk_back(t.gpu.chunks_held() - 1).start_ns);
+}
+
+TEST(RingWindow, ByTimeReleasesChunksThatEndedBeforeTheWindow) {
+  WindowPolicy policy;
+  policy.max_age_ns = 10'000;
+  Trace t;
+  for (uint64_t i = 0; i < 10 * kChunk; ++i) t.gpu.push_back(Kernel(i));
+  TrimWindow(policy, 10 * kChunk, &t);
+  // Records 0 .. 10*kChunk-1 at 1 ns each: those ending before now - 10000 leave, whole chunks.
+  const uint64_t cutoff = 10 * kChunk - 10'000;
+  EXPECT_LE(t.gpu.first_index(), cutoff);
+  EXPECT_GT(t.gpu.first_index() + kChunk, cutoff) << "a whole chunk before the window was kept";
+  EXPECT_EQ(t.gpu.first_index() % kChunk, 0u);
+  EXPECT_EQ(t.window.ring_released, t.gpu.first_index());
+  TrimWindow(policy, 100 * kChunk, &t);
+  EXPECT_EQ(t.gpu.chunks_held(), 1u) << "the chunk being filled always stays";
+}
+
+TEST(RingWindow, ExternalCorrelationsFollowTheApiCalls) {
+  WindowPolicy policy;
+  policy.max_records = kChunk;
+  Trace t;
+  for (uint64_t i = 0; i < 20 * kChunk; ++i) {
+    t.api.push_back(Api(i));
+    ExternalCorrelation e{};
+    e.external_id = i;
+    e.correlation_id = static_cast<uint32_t>(i);
+    t.external.push_back(e);
+    if (i % 1000 == 0) TrimWindow(policy, i, &t);
+  }
+  TrimWindow(policy, 20 * kChunk, &t);
+  EXPECT_LE(t.external.held(), t.api.held() + kChunk);
+  EXPECT_LE(t.external.chunks_allocated(), 4u);
+}
+
+// Keys come from the stage's first-seen state, not from the records kept: a ring that released
+// the first replays (and the exec update's first records) keys the rest exactly as the full
+// trace does.
+TEST(RingWindow, GraphKeysAreTheFullTracesWhateverWasReleased) {
+  auto run = [](bool ring) {
+    auto stage = MakeNativeIdStage(true);
+    stage->ExecCreated(3, /*correlation=*/1);
+    WindowPolicy policy;
+    policy.max_records = ring ? kChunk : 0;
+    Trace t;
+    uint32_t corr = 10;
+    for (int replay = 0; replay < 3000; ++replay) {
+      ++corr;
+      if (replay == 1500) stage->ExecChanged(3, corr++);  // in place: changed nodes get new ids
+      const size_t first = t.gpu.size();
+      for (uint32_t node = 0; node < 8; ++node) {
+        t.gpu.push_back(Kernel(t.gpu.size(), 3, (uint64_t{3} << 32) | node, corr));
+      }
+      stage->Process(t.gpu, first);
+      TrimWindow(policy, t.gpu.size(), &t);
+    }
+    return t;
+  };
+  Trace full = run(false);
+  Trace ring = run(true);
+  ASSERT_GT(ring.gpu.first_index(), 1500u * 8) << "the ring released the update's first replays";
+  ASSERT_EQ(full.gpu.size(), ring.gpu.size());
+  size_t compared = 0;
+  for (size_t i = ring.gpu.first_index(); i < ring.gpu.size(); ++i, ++compared) {
+    ASSERT_EQ(ring.gpu[i].graph_id, full.gpu[i].graph_id) << i;
+    ASSERT_EQ(ring.gpu[i].graph_node_id, full.gpu[i].graph_node_id) << i;
+  }
+  EXPECT_GT(compared, 0u);
+  EXPECT_NE(full.gpu[0].graph_node_id, full.gpu[full.gpu.size() - 1].graph_node_id)
+      << "the update issued new node ids (else this test shows nothing)";
+}
+
+TEST(RingWindow, CopyIsTheWindowAndReleaseStreamsIt) {
+  WindowPolicy policy;
+  policy.max_records = kChunk;
+  Trace live;
+  live.start_ns = 1;
+  live.pid = 42;
+  const StringId name = live.strings.Intern("kern");
+  for (uint64_t i = 0; i < 5 * kChunk; ++i) {
+    GpuActivity a = Kernel(100 + i);
+    a.kernel.name = name;
+    live.gpu.push_back(a);
+  }
+  TrimWindow(policy, 0, &live);
+  Trace copy;
+  CopyWindow(live, /*now_ns=*/999'999, /*release=*/false, &copy);
+  EXPECT_EQ(copy.gpu.held(), live.gpu.held());
+  EXPECT_EQ(copy.gpu.first_index(), 0u);
+  EXPECT_EQ(copy.start_ns, live.gpu[live.gpu.first_index()].start_ns) << "the window's start";
+  EXPECT_EQ(copy.end_ns, 999'999u);
+  EXPECT_EQ(copy.strings.Get(copy.gpu[0].kernel.name), "kern");
+  EXPECT_EQ(copy.pid, 42u);
+  EXPECT_EQ(copy.window.ring_released, live.window.ring_released);
+
+  Trace part;
+  const size_t held = live.gpu.held();
+  CopyWindow(live, 1'000'000, /*release=*/true, &part);
+  EXPECT_EQ(part.gpu.held(), held);
+  EXPECT_EQ(live.gpu.held(), 0u);
+  EXPECT_EQ(live.window.streamed, held);
+  live.gpu.push_back(Kernel(5));
+  EXPECT_EQ(live.gpu.held(), 1u) << "appends go on after a part";
+}
+
+TEST(RingWindow, ProvisionalKeysAreNeverWritten) {
+  Trace t;
+  t.gpu.push_back(Kernel(1, ReconstructingStage::kProvisionalGraphId, ReconstructingStage::kMinTag));
+  t.gpu.push_back(Kernel(2, 7, 3));
+  FinishWindowCopy(&t);
+  EXPECT_EQ(t.gpu[0].graph_id, 0u);
+  EXPECT_EQ(t.gpu[0].graph_node_id, 0u);
+  EXPECT_EQ(t.gpu[1].graph_id, 7u);
+  ASSERT_EQ(t.attribution.withheld.size(), 1u);
+  EXPECT_EQ(t.attribution.withheld[0].first, "undecided_at_capture");
+}
+
+}  // namespace
+}  // namespace nodescope
