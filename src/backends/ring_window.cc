@@ -45,7 +45,8 @@ std::string DurationText(uint64_t ns) {
 std::string WindowPolicy::Describe() const {
   std::string s;
   if (max_records != 0) s = "events=" + std::to_string(max_records);
-  if (max_age_ns != 0) s += (s.empty() ? "" : ",") + std::string("time=") + DurationText(max_age_ns);
+  if (max_age_ns != 0)
+    s += (s.empty() ? "" : ",") + std::string("time=") + DurationText(max_age_ns);
   return s;
 }
 

@@ -183,7 +183,8 @@ TEST(RingWindow, CopyIsTheWindowAndReleaseStreamsIt) {
 
 TEST(RingWindow, ProvisionalKeysAreNeverWritten) {
   Trace t;
-  t.gpu.push_back(Kernel(1, ReconstructingStage::kProvisionalGraphId, ReconstructingStage::kMinTag));
+  t.gpu.push_back(
+      Kernel(1, ReconstructingStage::kProvisionalGraphId, ReconstructingStage::kMinTag));
   t.gpu.push_back(Kernel(2, 7, 3));
   FinishWindowCopy(&t);
   EXPECT_EQ(t.gpu[0].graph_id, 0u);

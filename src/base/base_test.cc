@@ -2,8 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "base/chunked_vector.h"
 #include "base/flat_index_map.h"

@@ -191,8 +191,8 @@ void RocprofilerTracer::OnBuffer(rocprofiler_context_id_t, rocprofiler_buffer_id
   std::lock_guard<std::mutex> lock(self->decode_mu_);
   if (!self->decoder_) return;
   const size_t first = self->trace_.gpu.size();
-  self->decoder_->Decode(headers, count);          // neutral records, provisional keys
-  self->stage_->Process(self->trace_.gpu, first);  // the engine's keys
+  self->decoder_->Decode(headers, count);           // neutral records, provisional keys
+  self->stage_->Process(self->trace_.gpu, first);   // the engine's keys
   TrimWindow(self->ring_, NowNs(), &self->trace_);  // a ring keeps its window only
 }
 
