@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -16,6 +17,7 @@
 #include <mutex>
 #include <thread>
 
+#include "api/capture_service.h"
 #include "api/job_info.h"
 #include "api/run_report.h"
 #include "api/tracing_session.h"
@@ -51,6 +53,37 @@ bool IsCrashSignal(int sig) {
 
 void Report(const report::Line& line) { report::WriteLine(g_report_fd, line); }
 
+// Captures and streaming parts (capture_service.h), one at a time, never while the final trace
+// is written: Finalize takes this lock too (bounded, should a capture hang).
+std::timed_mutex g_capture_mu;
+uint64_t g_captures = 0;  // under g_capture_mu
+uint64_t g_parts = 0;
+
+StatusOr<std::string> WriteWindow(bool part) {
+  std::lock_guard<std::timed_mutex> lock(g_capture_mu);
+  if (g_state.load() != kRunning) {
+    return FailedPreconditionError("the trace is being written: the process is exiting");
+  }
+  Trace window;
+  RETURN_IF_ERROR(g_session->CaptureWindow(&window, /*release=*/part));
+  const uint64_t n = part ? ++g_parts : ++g_captures;
+  (part ? window.window.part : window.window.capture) = n;
+  if (window.window.policy.empty()) window.window.policy = "all";
+  const std::string path = WindowFilePath(*g_path, part ? "part" : "capture", n);
+  window.trace_name = path;
+  window.job = *g_job;
+  RETURN_IF_ERROR(WriteChromeTraceFile(window, path));
+  const TraceSummary s = Summarize(window);
+  std::fprintf(stderr, "nodescope: wrote %s (%llu GPU events, %llu from graphs, %llu dropped)\n",
+               path.c_str(), static_cast<unsigned long long>(s.gpu_events),
+               static_cast<unsigned long long>(s.graph_events),
+               static_cast<unsigned long long>(s.dropped));
+  return path;
+}
+StatusOr<std::string> WriteCapture() { return WriteWindow(false); }
+StatusOr<std::string> WritePart() { return WriteWindow(true); }
+uint64_t HeldRecords() { return g_state.load() == kRunning ? g_session->held_records() : 0; }
+
 void Finalize(int signal_number) {
   int expected = kRunning;
   if (!g_state.compare_exchange_strong(expected, kFinalizing)) {
@@ -58,6 +91,8 @@ void Finalize(int signal_number) {
     for (int i = 0; i < 6000 && g_state.load() != kDone; ++i) usleep(10000);
     return;
   }
+  // Waits for a capture being written (bounded: a hung one must not lose the trace).
+  std::unique_lock<std::timed_mutex> capture_lock(g_capture_mu, std::chrono::seconds(30));
   uint64_t t0 = NowNs();
   Status stopped = g_session->Stop();
   uint64_t t1 = t0 + g_session->backend_stop_ns();  // the flush; then ranges, spans and the file
@@ -65,11 +100,13 @@ void Finalize(int signal_number) {
   trace.trace_name = *g_path;
   trace.job = *g_job;
   if (signal_number != 0) trace.counters.emplace_back("ended_by_signal", signal_number);
+  if (g_parts != 0) trace.window.part = g_parts + 1;  // streaming: the last part is the trace
   report::Line line;
   line.pid = static_cast<uint64_t>(getpid());
   line.rank = g_path_rank;
   // A process that ran nothing on the GPU (a launcher such as torchrun's) writes no file.
-  const bool empty = trace.gpu.held() == 0 && trace.drops.Total() == 0;
+  const bool empty =
+      trace.gpu.held() == 0 && trace.drops.Total() == 0 && trace.window.streamed == 0;
   Status written = empty ? OkStatus() : WriteChromeTraceFile(trace, *g_path);
   uint64_t t2 = NowNs();
   if (empty) {
@@ -198,6 +235,13 @@ Status StartProcessSession(std::string_view backend) {
   g_state.store(kRunning);
   std::atexit(&AtExit);
   InstallSignalHooks();
+  CaptureTriggers triggers;
+  triggers.capture = &WriteCapture;
+  triggers.part = &WritePart;
+  triggers.held = &HeldRecords;
+  triggers.every_ns = g_session->options().capture_every_ns;
+  triggers.stream_records = g_session->options().stream_records;
+  StartCaptureService(triggers);
   return OkStatus();
 }
 

@@ -1,6 +1,7 @@
 // The session lifecycle: backend started and ranges armed; backend stopped and the trace finished.
 #include "api/tracing_session.h"
 
+#include <string>
 #include <utility>
 
 #include "api/backend_loader.h"
@@ -25,7 +26,13 @@ StatusOr<std::unique_ptr<TracingSession>> TracingSession::Start(std::string_view
   RangeRecorder::CounterValues baseline;
   if (scope == Scope::kRegion) baseline = ranges.counter_values();
   std::unique_ptr<TracingSession> session(
-      new TracingSession(std::move(tracer).value(), scope, baseline));
+      new TracingSession(std::move(tracer).value(), scope, baseline, *options));
+  // Which window the files hold (the decoder never touches this field).
+  if (options->ring.enabled()) {
+    session->trace().window.policy = "ring:" + options->ring.Describe();
+  } else if (options->stream_records != 0) {
+    session->trace().window.policy = "stream:events=" + std::to_string(options->stream_records);
+  }
   ranges.Arm();
   // Ranges this thread opened before the session started cover the work it launches next.
   ranges.SyncThisThread();
@@ -40,11 +47,24 @@ Status TracingSession::Stop() {
   backend_stop_ns_ = NowNs() - t0;
   if (scope_ == Scope::kRegion && !ProcessSessionActive()) RangeRecorder::Get().Disarm();
   Trace& trace = tracer_->trace();
-  // A region keeps the ranges that overlap it; the whole process, every range since it started.
-  uint64_t since_ns = scope_ == Scope::kRegion ? trace.start_ns : 0;
+  // A ring or a streaming part holds a window that starts with its oldest record.
+  if (!trace.window.policy.empty()) trace.start_ns = WindowStartNs(trace, trace.end_ns);
+  // A region keeps the ranges that overlap it; the whole process, every range since it started
+  // (a window, the ranges that overlap it).
+  uint64_t since_ns = scope_ == Scope::kRegion || !trace.window.policy.empty() ? trace.start_ns : 0;
   RangeRecorder::Get().Collect(trace, since_ns, trace.end_ns, range_baseline_);
   BuildDeviceSpans(trace);
   return stopped;
+}
+
+Status TracingSession::CaptureWindow(Trace* out, bool release) {
+  if (stopped_) return FailedPreconditionError("the session has stopped");
+  Status flushed = tracer_->Flush();  // no lock of ours held: the decoder takes its own
+  RETURN_IF_ERROR(tracer_->SnapshotWindow(out, release));
+  if (!flushed.ok()) out->counters.emplace_back("capture_flush_failed", 1);
+  RangeRecorder::Get().Collect(*out, out->start_ns, out->end_ns, range_baseline_);
+  BuildDeviceSpans(*out);
+  return OkStatus();
 }
 
 TracingSession::~TracingSession() {

@@ -34,6 +34,16 @@ class TracingSession {
   // How long the backend took to stop (the flush), once stopped.
   uint64_t backend_stop_ns() const { return backend_stop_ns_; }
 
+  // While running (issue 14): the current window as a finished trace in `out` (a fresh Trace):
+  // the backend flushed, its window copied under its decode lock (the decoder waits for a copy
+  // only), then the user ranges overlapping the window collected and projected, outside it.
+  // `release` releases the copied records from the window (a streaming part).
+  Status CaptureWindow(Trace* out, bool release);
+  // GPU + API records the backend holds now (streaming decides on it).
+  uint64_t held_records() { return tracer_->HeldRecords(); }
+  // The options the session started the backend with (ring, streaming, captures).
+  const TracerOptions& options() const { return options_; }
+
   // The collected trace; complete after Stop().
   Trace& trace() { return tracer_->trace(); }
   const Trace& trace() const { return tracer_->trace(); }
@@ -42,13 +52,15 @@ class TracingSession {
   ~TracingSession();
 
  private:
-  TracingSession(std::unique_ptr<Tracer> tracer, Scope scope, RangeRecorder::CounterValues baseline)
-      : tracer_(std::move(tracer)), scope_(scope), range_baseline_(baseline) {}
+  TracingSession(std::unique_ptr<Tracer> tracer, Scope scope, RangeRecorder::CounterValues baseline,
+                 const TracerOptions& options)
+      : tracer_(std::move(tracer)), scope_(scope), range_baseline_(baseline), options_(options) {}
 
   std::unique_ptr<Tracer> tracer_;
   Scope scope_;
   // Range counters when a region started: it reports only what happened during it.
   RangeRecorder::CounterValues range_baseline_;
+  TracerOptions options_;
   bool stopped_ = false;
   uint64_t backend_stop_ns_ = 0;
 };

@@ -64,6 +64,8 @@ class Tracer {
   virtual Status SnapshotWindow(Trace* /*out*/, bool /*release*/) {
     return UnavailableError(std::string(name()) + " cannot copy its window while running");
   }
+  // GPU + API records held now (read under the decode lock): streaming decides on it.
+  virtual uint64_t HeldRecords() { return 0; }
 };
 
 using TracerFactory = std::unique_ptr<Tracer> (*)();

@@ -133,6 +133,17 @@ void TrimWindow(const WindowPolicy& policy, uint64_t now_ns, Trace* trace) {
                                  (ext.first_index() - ext_before);
 }
 
+uint64_t WindowStartNs(const Trace& t, uint64_t now_ns) {
+  // A trace that released nothing starts with the run.
+  if (t.gpu.first_index() == 0 && t.api.first_index() == 0 && t.window.streamed == 0) {
+    return t.start_ns;
+  }
+  uint64_t start = now_ns;
+  if (!t.gpu.empty()) start = std::min(start, t.gpu.chunk_front(0).start_ns);
+  if (!t.api.empty()) start = std::min(start, t.api.chunk_front(0).start_ns);
+  return start;
+}
+
 void CopyWindow(Trace& live, uint64_t now_ns, bool release, Trace* out) {
   out->strings.AssignFrom(live.strings);
   out->gpu.AppendFrom(live.gpu);
@@ -146,14 +157,7 @@ void CopyWindow(Trace& live, uint64_t now_ns, bool release, Trace* out) {
   out->process_name = live.process_name;
   out->thread_names = live.thread_names;
   out->window = live.window;
-  // The window starts at its oldest record; a trace that released nothing starts with the run.
-  uint64_t start = live.start_ns;
-  if (live.gpu.first_index() != 0 || live.api.first_index() != 0 || live.window.streamed != 0) {
-    start = now_ns;
-    if (!live.gpu.empty()) start = std::min(start, live.gpu.chunk_front(0).start_ns);
-    if (!live.api.empty()) start = std::min(start, live.api.chunk_front(0).start_ns);
-  }
-  out->start_ns = start;
+  out->start_ns = WindowStartNs(live, now_ns);
   out->end_ns = now_ns;
   if (release) {
     const uint64_t n = live.gpu.ReleaseAll() + live.api.ReleaseAll() + live.external.ReleaseAll();

@@ -43,6 +43,9 @@ StatusOr<WindowPolicy> ParseWindowPolicy(std::string_view text, std::string_view
 // correlations follow the API calls they link (at most one chunk more than the API calls held).
 void TrimWindow(const WindowPolicy& policy, uint64_t now_ns, Trace* trace);
 
+// Where the window `t` holds starts: its oldest record, or t.start_ns when nothing left it.
+uint64_t WindowStartNs(const Trace& t, uint64_t now_ns);
+
 // Copies the window `live` holds into `out` (a fresh Trace): records, strings, devices, versions,
 // counters, drops, pid and names, window info; out->start_ns is the oldest record held (or the
 // trace's start), out->end_ns now. With `release`, the copied records are then released from

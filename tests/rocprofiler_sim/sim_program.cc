@@ -6,9 +6,12 @@
 //                      capture | copies | threadsN (N threads, one exec each, root -> 4 -> join,
 //                      100 replays) | exit_midrun | sigint_midrun (2 threads replaying a 4-node
 //                      chain without end; after 50 ms the main thread calls exit(0) or raises
-//                      SIGINT: a trace must still be complete and valid)
+//                      SIGINT: a trace must still be complete and valid) | loop_<ms> (prints its
+//                      pid; 2 threads replay a 4-node chain once a ms each for <ms>: issue 14)
 // The hazard cases also print "sim cross_thread_dispatches=K": dispatches written by a thread other
 // than their launcher, which the simulator knows and no trace can show.
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -171,6 +174,27 @@ int main(int argc, char** argv) {
     Replay(e, s, 100);
     CHECK(simhipStreamSynchronize(s));
     std::printf("expect nodes=4 replays=100\n");
+  } else if (c.rfind("loop_", 0) == 0) {
+    // loop_<ms>: a long-running service for ring, capture and streaming (issue 14): prints its
+    // pid, then 2 threads replay a 4-node chain (one replay per ms each) until <ms> have passed.
+    std::printf("pid %d\n", static_cast<int>(getpid()));
+    std::fflush(stdout);
+    std::atomic<bool> stop{false};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 2; ++t) {
+      simStream_t s = Stream();
+      simGraphExec_t e = Instantiate(Chain(Kernels("loop" + std::to_string(t) + "_k", 4), nullptr));
+      threads.emplace_back([e, s, &stop] {
+        while (!stop.load()) {
+          CHECK(simhipGraphLaunch(e, s));
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        CHECK(simhipStreamSynchronize(s));
+      });
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(c.c_str() + 5)));
+    stop.store(true);
+    for (auto& th : threads) th.join();
   } else if (c == "exit_midrun" || c == "sigint_midrun") {
     for (int t = 0; t < 2; ++t) {
       simStream_t s = Stream();

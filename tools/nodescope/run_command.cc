@@ -43,6 +43,9 @@ void AddNoEnv(const std::string&, std::vector<std::string>*) {}
 struct RunOptions {
   std::string output;
   std::string backend;
+  std::string ring;           // NODESCOPE_RING
+  std::string stream;         // NODESCOPE_STREAM
+  std::string capture_every;  // NODESCOPE_CAPTURE_EVERY
   std::vector<std::string> command;
 };
 
@@ -54,6 +57,21 @@ std::string SelfDir() {
   std::string path(buf);
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+// --ring, --stream, --capture-every: read as their variables are (backends/ring_window.h).
+Status CheckWindowFlags(const RunOptions& opts) {
+  if (!opts.ring.empty()) RETURN_IF_ERROR(ParseWindowPolicy(opts.ring, "--ring").status());
+  if (!opts.stream.empty()) RETURN_IF_ERROR(ParseRecordCount(opts.stream, "--stream").status());
+  if (!opts.capture_every.empty()) {
+    RETURN_IF_ERROR(ParseDurationNs(opts.capture_every, "--capture-every").status());
+  }
+  const char* ring_env = std::getenv("NODESCOPE_RING");
+  const bool ring = !opts.ring.empty() || (ring_env != nullptr && *ring_env != '\0');
+  if (ring && !opts.stream.empty()) {
+    return InvalidArgumentError("--stream and --ring (NODESCOPE_RING) cannot be used together");
+  }
+  return OkStatus();
 }
 
 int Run(const RunOptions& opts) {
@@ -70,6 +88,10 @@ int Run(const RunOptions& opts) {
   StatusOr<TracerOptions> options = TracerOptionsFromEnv();
   if (!options.ok()) {
     std::fprintf(stderr, "nodescope run: %s\n", options.status().message().c_str());
+    return kToolFailed;
+  }
+  if (Status window = CheckWindowFlags(opts); !window.ok()) {
+    std::fprintf(stderr, "nodescope run: %s\n", TerminalText(window.message()).c_str());
     return kToolFailed;
   }
   std::vector<Launcher> launchers = RegisteredLaunchers();
@@ -127,6 +149,9 @@ int Run(const RunOptions& opts) {
   std::vector<std::string> env;
   chosen->add_env(*library, &env);
   if (!opts.output.empty()) env.push_back(std::string(report::kOutputVariable) + "=" + opts.output);
+  if (!opts.ring.empty()) env.push_back("NODESCOPE_RING=" + opts.ring);
+  if (!opts.stream.empty()) env.push_back("NODESCOPE_STREAM=" + opts.stream);
+  if (!opts.capture_every.empty()) env.push_back("NODESCOPE_CAPTURE_EVERY=" + opts.capture_every);
   std::vector<std::string> argv = opts.command;
   argv[0] = *program;
   StatusOr<ChildResult> result = RunChild(argv, env);
@@ -150,6 +175,12 @@ CLI::App* AddRunCommand(CLI::App& app, int* exit_code) {
                   "Trace file to write (default: nodescope-<pid>.json in the current folder)")
       ->check([](const std::string& v) { return v.empty() ? "must not be empty" : ""; });
   run->add_option("--backend", opts->backend, "Vendor backend to use (default: the first found)");
+  run->add_option("--ring", opts->ring,
+                  "Keep only the most recent window: a size (10M records, 256MB) or a time (60s)");
+  run->add_option("--stream", opts->stream,
+                  "Write the trace in parts of this size (1GB, 10M records) instead of holding it");
+  run->add_option("--capture-every", opts->capture_every,
+                  "Also write the current window every so often (60s): <trace>.capture-<n>.json");
   run->add_option("command", opts->command, "PROGRAM [ARGS...] (put -- before it)")->required();
   run->positionals_at_end();
   run->callback([opts, exit_code]() { *exit_code = Run(*opts); });

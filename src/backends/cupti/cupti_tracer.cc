@@ -198,6 +198,11 @@ Status CuptiTracer::Flush() {
   return CheckCupti(cuptiActivityFlushAll(0), "cuptiActivityFlushAll");
 }
 
+uint64_t CuptiTracer::HeldRecords() {
+  std::lock_guard<std::mutex> lock(decode_mu_);
+  return trace_.gpu.held() + trace_.api.held();
+}
+
 Status CuptiTracer::SnapshotWindow(Trace* out, bool release) {
   {
     std::lock_guard<std::mutex> lock(decode_mu_);  // the decoder waits for a copy only

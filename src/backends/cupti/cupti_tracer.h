@@ -29,6 +29,7 @@ class CuptiTracer final : public Tracer {
   Trace& trace() override { return trace_; }
   Status Flush() override;
   Status SnapshotWindow(Trace* out, bool release) override;
+  uint64_t HeldRecords() override;
 
  private:
   static void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);

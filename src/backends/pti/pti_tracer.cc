@@ -124,6 +124,11 @@ void PtiTracer::DecodeBuffer(unsigned char* buffer, size_t used) {
 
 Status PtiTracer::Flush() { return Check(api_.flush(), "ptiFlushAllViews"); }
 
+uint64_t PtiTracer::HeldRecords() {
+  std::lock_guard<std::mutex> lock(decode_mu_);
+  return trace_.gpu.held() + trace_.api.held();
+}
+
 Status PtiTracer::SnapshotWindow(Trace* out, bool release) {
   {
     std::lock_guard<std::mutex> lock(decode_mu_);  // the decoder waits for a copy only

@@ -28,6 +28,7 @@ class PtiTracer final : public Tracer {
   Trace& trace() override { return trace_; }
   Status Flush() override;
   Status SnapshotWindow(Trace* out, bool release) override;
+  uint64_t HeldRecords() override;
 
  private:
   static void OnRequest(unsigned char** buffer, size_t* size);

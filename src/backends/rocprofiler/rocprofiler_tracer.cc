@@ -344,6 +344,11 @@ Status RocprofilerTracer::Flush() {
   return Check(sdk_.flush_buffer(buffer_), "rocprofiler_flush_buffer");
 }
 
+uint64_t RocprofilerTracer::HeldRecords() {
+  std::lock_guard<std::mutex> lock(decode_mu_);
+  return trace_.gpu.held() + trace_.api.held();
+}
+
 Status RocprofilerTracer::SnapshotWindow(Trace* out, bool release) {
   {
     std::lock_guard<std::mutex> lock(decode_mu_);  // the decoder waits for a copy only

@@ -32,6 +32,7 @@ class RocprofilerTracer final : public Tracer {
   Trace& trace() override { return trace_; }
   Status Flush() override;
   Status SnapshotWindow(Trace* out, bool release) override;
+  uint64_t HeldRecords() override;
 
   // The tool's finalize: the SDK delivers nothing after it, so the active tracer stops there.
   static void FinalizeActive();
