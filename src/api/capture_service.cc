@@ -21,7 +21,9 @@ namespace {
 CaptureTriggers g_triggers;
 int g_pipe[2] = {-1, -1};  // SIGUSR2 handler -> service thread
 constexpr int kCaptureSignal = SIGUSR2;
-constexpr int kStreamPollMs = 100;  // how often streaming looks at the records held
+// How often streaming flushes the backend and looks at the records held: a part holds at most
+// what the program makes in this time more than asked.
+constexpr int kStreamPollMs = 500;
 
 void OnCaptureSignal(int) {
   const int saved = errno;

@@ -17,7 +17,7 @@ namespace nodescope {
 struct CaptureTriggers {
   StatusOr<std::string> (*capture)() = nullptr;  // writes the next <trace>.capture-<n>.json
   StatusOr<std::string> (*part)() = nullptr;     // writes the next part and releases it
-  uint64_t (*held)() = nullptr;                  // records held now
+  uint64_t (*held)() = nullptr;                  // records held now (vendor buffers flushed)
   uint64_t every_ns = 0;
   uint64_t stream_records = 0;
 };

@@ -82,7 +82,10 @@ StatusOr<std::string> WriteWindow(bool part) {
 }
 StatusOr<std::string> WriteCapture() { return WriteWindow(false); }
 StatusOr<std::string> WritePart() { return WriteWindow(true); }
-uint64_t HeldRecords() { return g_state.load() == kRunning ? g_session->held_records() : 0; }
+uint64_t HeldRecords() {
+  std::lock_guard<std::timed_mutex> lock(g_capture_mu);  // never while the trace is finished
+  return g_state.load() == kRunning ? g_session->FlushAndCountHeld() : 0;
+}
 
 void Finalize(int signal_number) {
   int expected = kRunning;

@@ -39,8 +39,12 @@ class TracingSession {
   // only), then the user ranges overlapping the window collected and projected, outside it.
   // `release` releases the copied records from the window (a streaming part).
   Status CaptureWindow(Trace* out, bool release);
-  // GPU + API records the backend holds now (streaming decides on it).
-  uint64_t held_records() { return tracer_->HeldRecords(); }
+  // GPU + API records the backend holds now, its vendor buffers flushed first (streaming decides
+  // on it).
+  uint64_t FlushAndCountHeld() {
+    (void)tracer_->Flush();
+    return tracer_->HeldRecords();
+  }
   // The options the session started the backend with (ring, streaming, captures).
   const TracerOptions& options() const { return options_; }
 
