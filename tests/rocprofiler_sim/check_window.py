@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Bounded memory and capture on demand end to end, no GPU (issue 14): the rocprofiler backend on
+the simulated SDK, `nodescope run --backend rocm` over `sim_program loop_<ms>` (a service replaying
+graphs from 2 threads), and the PTI backend over its simulator for the ring alone.
+
+  ring      --ring 20000 --capture-every 1s: a capture by `nodescope capture PID`, one by SIGUSR2,
+            periodic ones; every file (and the trace at exit) passes `nodescope check`, says its
+            window policy, and `nodes --diff` compares two captures.
+  notraced  `nodescope capture` of a process nodescope does not trace: a clear error, exit 1, and
+            that process goes on (it is never signalled).
+  stream    --stream 5000: parts <trace>.part-<n>.json then the trace, each valid, numbered in
+            order, no kernel in two files.
+  pti_ring  --backend xpu --ring 10000 over sim_program graph 5000: the window kept, the rest
+            counted as ring_released, the trace valid.
+Prints "window checks: all passed" when every check passed.
+"""
+import argparse
+import glob
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--nodescope", required=True)
+parser.add_argument("--program", required=True)
+parser.add_argument("--sim-lib-dir", required=True)
+parser.add_argument("--pti-program")
+parser.add_argument("--pti-lib-dir")
+args = parser.parse_args()
+failures = []
+
+
+def check(cond, what):
+    print(("ok:   " if cond else "FAIL: ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def env_for(lib_dir):
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = lib_dir + ":" + env.get("LD_LIBRARY_PATH", "")
+    for v in ("NODESCOPE_RING", "NODESCOPE_STREAM", "NODESCOPE_CAPTURE_EVERY", "NODESCOPE_OUTPUT"):
+        env.pop(v, None)
+    return env
+
+
+def nodescope(*argv):
+    return subprocess.run([args.nodescope, *argv], capture_output=True, text=True, timeout=120)
+
+
+def header(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def kernels(doc):
+    return [(e["ts"], e["name"]) for e in doc["traceEvents"] if e.get("cat") == "kernel"]
+
+
+def start_service(out, ms, *flags):
+    p = subprocess.Popen([args.nodescope, "run", "--backend", "rocm", *flags, "-o", out, "--",
+                          args.program, f"loop_{ms}"], env=env_for(args.sim_lib_dir),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = p.stdout.readline()
+    check(line.startswith("pid "), f"the service printed its pid ({line.strip()!r})")
+    return p, int(line.split()[1]) if line.startswith("pid ") else 0
+
+
+def ring(tmp):
+    out = os.path.join(tmp, "ring.json")
+    p, pid = start_service(out, 4500, "--ring", "20000", "--capture-every", "1s")
+    time.sleep(1.5)
+    r = nodescope("capture", str(pid))
+    path = r.stdout.strip()
+    check(r.returncode == 0 and os.path.exists(path),
+          f"nodescope capture {pid}: {path} ({r.stderr.strip()})")
+    os.kill(pid, signal.SIGUSR2)
+    _, err = p.communicate(timeout=120)
+    check(p.returncode == 0, f"the service ran to its end (exit {p.returncode}): {err[-400:]}")
+    captures = sorted(glob.glob(os.path.join(tmp, "ring.capture-*.json")))
+    # One by command, one by signal, at least two periodic (4.5 s, every 1 s).
+    check(len(captures) >= 4, f"{len(captures)} captures written: {captures}")
+    for f in captures + [out]:
+        c = nodescope("check", f)
+        check(c.returncode == 0, f"nodescope check {os.path.basename(f)}: exit {c.returncode}")
+        w = header(f)["nodescope"].get("window", {})
+        check(w.get("policy") == "ring:events=20000", f"{os.path.basename(f)} window {w}")
+    numbers = sorted(header(f)["nodescope"]["window"]["capture"] for f in captures)
+    check(numbers == list(range(1, len(captures) + 1)), f"captures numbered in order: {numbers}")
+    last = header(out)["nodescope"]["window"]
+    check(last["ring_released"] > 0, f"the ring released records by the end: {last}")
+    check(header(out)["nodescope"]["dropped_records"]["total"] == 0, "nothing dropped")
+    d = nodescope("nodes", "--diff", captures[0], captures[-1])
+    check(d.returncode == 0 and "4 matched" in d.stdout,
+          f"nodes --diff between two captures: exit {d.returncode}")
+    print(d.stdout[:600])
+
+
+def notraced():
+    sleeper = subprocess.Popen(["sleep", "30"])
+    r = nodescope("capture", str(sleeper.pid))
+    check(r.returncode == 1 and "is not traced by nodescope" in r.stderr,
+          f"capture of an untraced process: exit {r.returncode}: {r.stderr.strip()}")
+    check(sleeper.poll() is None, "the untraced process goes on")
+    sleeper.kill()
+    sleeper.wait()
+
+
+def stream(tmp):
+    out = os.path.join(tmp, "stream.json")
+    p, _ = start_service(out, 3000, "--stream", "5000")
+    _, err = p.communicate(timeout=120)
+    check(p.returncode == 0, f"the streamed service ran to its end: {err[-400:]}")
+    parts = sorted(glob.glob(os.path.join(tmp, "stream.part-*.json")),
+                   key=lambda f: header(f)["nodescope"]["window"]["part"])
+    check(len(parts) >= 1, f"{len(parts)} parts written before the end")
+    seen, duplicates = set(), 0
+    for n, f in enumerate(parts + [out], start=1):
+        c = nodescope("check", f)
+        check(c.returncode == 0, f"nodescope check {os.path.basename(f)}: exit {c.returncode}")
+        doc = header(f)
+        check(doc["nodescope"]["window"]["part"] == n, f"{os.path.basename(f)} is part {n}")
+        for k in kernels(doc):
+            duplicates += k in seen
+            seen.add(k)
+    check(duplicates == 0, f"no kernel in two files ({len(seen)} kernels, {duplicates} twice)")
+
+
+def pti_ring(tmp):
+    out = os.path.join(tmp, "pti.json")
+    r = subprocess.run([args.nodescope, "run", "--backend", "xpu", "--ring", "10000", "-o", out,
+                        "--", args.pti_program, "graph", "5000"], env=env_for(args.pti_lib_dir),
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0, f"pti ring run: exit {r.returncode}: {r.stderr[-400:]}")
+    c = nodescope("check", out)
+    check(c.returncode == 0, f"nodescope check pti ring trace: exit {c.returncode}")
+    doc = header(out)
+    w = doc["nodescope"].get("window", {})
+    check(w.get("ring_released", 0) > 0, f"pti ring released records: {w}")
+    check(len(kernels(doc)) < 5000 * 6, f"pti ring kept a window: {len(kernels(doc))} kernels")
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    ring(tmp)
+    notraced()
+    stream(tmp)
+    if args.pti_program:
+        pti_ring(tmp)
+print("window checks: all passed" if not failures else f"window checks: {len(failures)} failed")
+sys.exit(1 if failures else 0)
