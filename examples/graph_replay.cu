@@ -1,7 +1,9 @@
 // Example workload: a CUDA graph of 32 distinct kernels replayed 200 times, a graph of a memset
 // and a memcpy node, and plain launches, copies and fills outside any graph.
 //
-//   graph_replay [--replays N] [--ranges] [--exit] [--hang] [--crash]
+//   graph_replay [--replays N] [--seconds S] [--ranges] [--exit] [--hang] [--crash]
+//     --seconds replay graph 1 for S seconds instead (a service: prints its pid first, then
+//              synchronizes every 1000 replays; for ring mode and captures, issue 14)
 //     --ranges an NVTX range around each replay (for measuring the cost of range capture)
 //     --exit   call exit(0) right after queueing the replays (no synchronize)
 //     --hang   after the work, wait until a signal arrives (for interruption tests)
@@ -48,10 +50,13 @@ void LaunchAll(std::integer_sequence<int, Ns...>, float* data, cudaStream_t s) {
 
 int main(int argc, char** argv) {
   int replays = 200;
+  int seconds = 0;
   bool exit_early = false, hang = false, crash = false, ranges = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--replays") && i + 1 < argc) {
       replays = std::atoi(argv[++i]);
+    } else if (!std::strcmp(argv[i], "--seconds") && i + 1 < argc) {
+      seconds = std::atoi(argv[++i]);
     } else if (!std::strcmp(argv[i], "--ranges")) {
       ranges = true;
     } else if (!std::strcmp(argv[i], "--exit")) {
@@ -61,7 +66,8 @@ int main(int argc, char** argv) {
     } else if (!std::strcmp(argv[i], "--crash")) {
       crash = true;
     } else {
-      std::fprintf(stderr, "usage: %s [--replays N] [--ranges] [--exit] [--hang] [--crash]\n",
+      std::fprintf(stderr,
+                   "usage: %s [--replays N] [--seconds S] [--ranges] [--exit] [--hang] [--crash]\n",
                    argv[0]);
       return 2;
     }
@@ -100,7 +106,17 @@ int main(int argc, char** argv) {
   CHECK(cudaStreamSynchronize(stream));
 
   auto t0 = std::chrono::steady_clock::now();
-  for (int r = 0; r < replays; ++r) {
+  if (seconds > 0) {
+    std::printf("graph_replay: pid %d\n", static_cast<int>(getpid()));
+    std::fflush(stdout);
+    replays = 0;
+    while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(seconds)) {
+      for (int r = 0; r < 1000; ++r) CHECK(cudaGraphLaunch(exec, stream));
+      CHECK(cudaStreamSynchronize(stream));
+      replays += 1000;
+    }
+  }
+  for (int r = 0; r < (seconds > 0 ? 0 : replays); ++r) {
     if (ranges) nvtxRangePushA("replay");
     CHECK(cudaGraphLaunch(exec, stream));
     if (ranges) nvtxRangePop();
