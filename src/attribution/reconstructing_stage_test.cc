@@ -261,3 +261,44 @@ TEST(ReconstructingStage, FinishWithholdsWhatNoBatchDecided) {
 
 }  // namespace
 }  // namespace nodescope
+
+namespace nodescope {
+namespace {
+
+// A ring window (backends/ring_window.h) may release a record still pending: the stage must skip
+// it from then on, never index the released chunk.
+TEST(ReconstructingStage, PendingRecordsReleasedByARingAreSkipped) {
+  auto s = MakeReconstructingStage(true);
+  s->ExecInstantiated(0xa, 0);
+  s->ExecInstantiated(0xb, 0);
+  std::atomic<int> step{0};
+  std::thread tb([&] {
+    s->LaunchBegin(0xb, 0xb0, 0);  // overlaps A's launch; its dispatches never come
+    step = 1;
+    while (step.load() < 2) std::this_thread::yield();
+    s->LaunchEnd();
+  });
+  while (step.load() < 1) std::this_thread::yield();
+  ChunkedVector<GpuActivity> gpu;
+  s->LaunchBegin(0xa, 0xa0, 0);
+  gpu.push_back(Dispatch(1, s->OnDispatch(0), 1));
+  s->LaunchEnd();
+  step = 2;
+  tb.join();
+  s->Process(gpu, 0);
+  ASSERT_EQ(gpu[0].graph_id, kProvisional) << "pending: the test needs an undecided record";
+  const size_t first = gpu.size();
+  for (size_t i = 0; i < 2 * ChunkedVector<GpuActivity>::kChunkSize; ++i) {
+    gpu.push_back(Dispatch(7, 0, 1));
+  }
+  ASSERT_GT(gpu.ReleaseBefore(ChunkedVector<GpuActivity>::kChunkSize), 0u);
+  ASSERT_GT(gpu.first_index(), 0u) << "the pending record left the window";
+  s->Process(gpu, first);  // retries pending records: the released one is skipped
+  s->Finish(gpu);
+  size_t keyed = 0;
+  gpu.ForEach([&](const GpuActivity& a) { keyed += a.graph_id != 0; });
+  EXPECT_EQ(keyed, 0u);
+}
+
+}  // namespace
+}  // namespace nodescope
