@@ -10,6 +10,8 @@ graphs from 2 threads), and the PTI backend over its simulator for the ring alon
             that process goes on (it is never signalled).
   stream    --stream 5000: parts <trace>.part-<n>.json then the trace, each valid, numbered in
             order, no kernel in two files.
+  exits     --ring 5000 over sim_program sigint_midrun and exit_midrun: the window is written on
+            SIGINT and on exit() mid-run, valid.
   pti_ring  --backend xpu --ring 10000 over sim_program graph 5000: the window kept, the rest
             counted as ring_released, the trace valid.
 Prints "window checks: all passed" when every check passed.
@@ -130,6 +132,20 @@ def stream(tmp):
     check(duplicates == 0, f"no kernel in two files ({len(seen)} kernels, {duplicates} twice)")
 
 
+def exits(tmp):
+    for case in ("sigint_midrun", "exit_midrun"):
+        out = os.path.join(tmp, f"{case}.json")
+        r = subprocess.run([args.nodescope, "run", "--backend", "rocm", "--ring", "5000", "-o", out,
+                            "--", args.program, case], env=env_for(args.sim_lib_dir),
+                           capture_output=True, text=True, timeout=120)
+        check(os.path.exists(out), f"{case}: the ring's window written ({r.stderr[-300:]})")
+        if os.path.exists(out):
+            c = nodescope("check", out)
+            check(c.returncode == 0, f"{case}: nodescope check exit {c.returncode}")
+            w = header(out)["nodescope"].get("window", {})
+            check(w.get("policy") == "ring:events=5000", f"{case}: window {w}")
+
+
 def pti_ring(tmp):
     out = os.path.join(tmp, "pti.json")
     r = subprocess.run([args.nodescope, "run", "--backend", "xpu", "--ring", "10000", "-o", out,
@@ -148,6 +164,7 @@ with tempfile.TemporaryDirectory() as tmp:
     ring(tmp)
     notraced()
     stream(tmp)
+    exits(tmp)
     if args.pti_program:
         pti_ring(tmp)
 print("window checks: all passed" if not failures else f"window checks: {len(failures)} failed")
