@@ -10,6 +10,14 @@
 #include "base/clock.h"
 
 namespace nodescope {
+namespace {
+
+// A window's time axis starts at its earliest event, not at its oldest chunk's first record:
+// records of several streams are not in time order, and a range open when the window began
+// started before it (the writer takes the earliest event when start_ns is 0).
+void StartAtEarliestEvent(Trace& trace) { trace.start_ns = 0; }
+
+}  // namespace
 
 StatusOr<std::unique_ptr<TracingSession>> TracingSession::Start(std::string_view backend,
                                                                 Scope scope) {
@@ -54,6 +62,7 @@ Status TracingSession::Stop() {
   uint64_t since_ns = scope_ == Scope::kRegion || !trace.window.policy.empty() ? trace.start_ns : 0;
   RangeRecorder::Get().Collect(trace, since_ns, trace.end_ns, range_baseline_);
   BuildDeviceSpans(trace);
+  if (!trace.window.policy.empty()) StartAtEarliestEvent(trace);
   return stopped;
 }
 
@@ -64,6 +73,7 @@ Status TracingSession::CaptureWindow(Trace* out, bool release) {
   if (!flushed.ok()) out->counters.emplace_back("capture_flush_failed", 1);
   RangeRecorder::Get().Collect(*out, out->start_ns, out->end_ns, range_baseline_);
   BuildDeviceSpans(*out);
+  StartAtEarliestEvent(*out);
   return OkStatus();
 }
 

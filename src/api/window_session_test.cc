@@ -3,6 +3,7 @@
 // the session captures; checked without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -21,20 +22,20 @@
 namespace nodescope {
 namespace {
 
-// Decodes one batch of `n` kernels (graph 1, 4 nodes; start_ns = their sequence number), then
-// trims, as a backend's buffer completion does.
+// Decodes one batch of `n` kernels (graph 1, 4 nodes; correlation id = their sequence number,
+// start_ns = now, strictly increasing), then trims, as a backend's buffer completion does.
 class WindowFakeTracer : public Tracer {
  public:
   std::string_view name() const override { return "fake_window"; }
   Status Start(const TracerOptions& options) override {
     ring_ = options.ring;
-    trace_.start_ns = 1;
+    trace_.start_ns = NowNs();
     name_ = trace_.strings.Intern("k");
     return OkStatus();
   }
   Status Stop() override {
     std::lock_guard<std::mutex> lock(mu_);
-    trace_.end_ns = next_ + 1;
+    trace_.end_ns = NowNs();
     return OkStatus();
   }
   Trace& trace() override { return trace_; }
@@ -44,7 +45,7 @@ class WindowFakeTracer : public Tracer {
   }
   Status SnapshotWindow(Trace* out, bool release) override {
     std::lock_guard<std::mutex> lock(mu_);
-    CopyWindow(trace_, next_ + 1, release, out);
+    CopyWindow(trace_, NowNs(), release, out);
     FinishWindowCopy(out);
     return OkStatus();
   }
@@ -57,14 +58,15 @@ class WindowFakeTracer : public Tracer {
     for (size_t i = 0; i < n; ++i) {
       GpuActivity a{};
       a.kind = ActivityKind::kKernel;
-      a.start_ns = ++next_;
+      a.correlation_id = ++seq_;
+      last_ns_ = a.start_ns = std::max(NowNs(), last_ns_ + 1);
       a.end_ns = a.start_ns + 1;
       a.graph_id = 1;
-      a.graph_node_id = (uint64_t{1} << 32) | (a.start_ns % 4);
+      a.graph_node_id = (uint64_t{1} << 32) | (seq_ % 4);
       a.kernel.name = name_;
       trace_.gpu.push_back(a);
     }
-    TrimWindow(ring_, next_, &trace_);
+    TrimWindow(ring_, last_ns_, &trace_);
   }
   std::atomic<int> flushes_{0};
 
@@ -72,7 +74,8 @@ class WindowFakeTracer : public Tracer {
   std::mutex mu_;
   Trace trace_;
   WindowPolicy ring_;
-  uint64_t next_ = 1000;
+  uint32_t seq_ = 0;
+  uint64_t last_ns_ = 0;
   StringId name_ = 0;
 };
 WindowFakeTracer* g_tracer = nullptr;
@@ -93,6 +96,14 @@ std::string WrittenJson(const Trace& t) {
   return s.str();
 }
 
+// The "ts" of the first event whose text holds `marker` (e.g. "\"cat\":\"kernel\""), or -1.
+double FirstTs(const std::string& json, const std::string& marker) {
+  const size_t at = json.find(marker);
+  if (at == std::string::npos) return -1;
+  const size_t ts = json.find("\"ts\":", at);
+  return ts == std::string::npos ? -1 : std::strtod(json.c_str() + ts + 5, nullptr);
+}
+
 class WindowSessionTest : public ::testing::Test {
  protected:
   void TearDown() override {
@@ -106,11 +117,14 @@ TEST_F(WindowSessionTest, RingCapturesWhileTheDecoderRunsAreValidWindows) {
   setenv("NODESCOPE_RING", "20000", 1);
   auto session = TracingSession::Start("fake_window", TracingSession::Scope::kProcess);
   ASSERT_TRUE(session.ok()) << session.status().ToString();
+  // Open across every window: it starts before each window's oldest record.
+  const uint64_t open_range = RangeRecorder::Get().Push("service");
+  ASSERT_NE(open_range, 0u);
   std::atomic<bool> stop{false};
   std::thread decoder([&] {
     while (!stop.load()) g_tracer->Batch(1000);
   });
-  size_t previous_first = 0;
+  uint64_t previous_first = 0;
   for (int c = 0; c < 5; ++c) {
     while (g_tracer->HeldRecords() < 10000) std::this_thread::yield();
     Trace window;
@@ -119,24 +133,29 @@ TEST_F(WindowSessionTest, RingCapturesWhileTheDecoderRunsAreValidWindows) {
     EXPECT_GT(window.gpu.held(), 0u);
     EXPECT_LE(window.gpu.held(), 20000u + 2 * ChunkedVector<GpuActivity>::kChunkSize);
     // Consecutive records, the most recent: nothing missing inside the window.
-    uint64_t expected = window.gpu[0].start_ns, gaps = 0;
-    window.gpu.ForEach([&](const GpuActivity& a) { gaps += a.start_ns != expected++; });
+    uint32_t expected = window.gpu[0].correlation_id;
+    uint64_t gaps = 0;
+    window.gpu.ForEach([&](const GpuActivity& a) { gaps += a.correlation_id != expected++; });
     EXPECT_EQ(gaps, 0u);
-    EXPECT_EQ(window.start_ns, window.gpu[0].start_ns) << "the window starts at its oldest record";
+    ASSERT_GE(window.ranges.held(), 1u) << "the range overlapping the window is in it";
+    EXPECT_LT(window.ranges[0].start_ns, window.gpu[0].start_ns);
     EXPECT_GE(window.gpu[0].start_ns, previous_first) << "windows move forward";
     previous_first = window.gpu[0].start_ns;
     const std::string json = WrittenJson(window);
     EXPECT_TRUE(CheckTraceForViewers(json).ok()) << CheckTraceForViewers(json).ToString();
     EXPECT_NE(json.find("\"window\":{\"policy\":\"ring:events=20000\""), std::string::npos);
+    // The range began before the window's oldest record: the time axis starts with the range,
+    // so neither is clamped to 0 (the writer writes no negative time).
+    EXPECT_GT(FirstTs(json, "\"cat\":\"kernel\""), 0.0) << "time axis starts after the range";
   }
   stop.store(true);
   decoder.join();
+  RangeRecorder::Get().Pop();
   EXPECT_GE(g_tracer->flushes_.load(), 5) << "a capture flushes the backend first";
   ASSERT_TRUE((*session)->Stop().ok());
   const Trace& final_trace = (*session)->trace();
   EXPECT_GT(final_trace.window.ring_released, 0u);
   EXPECT_EQ(final_trace.drops.Total(), 0u) << "the ring's releases are not drops";
-  EXPECT_EQ(final_trace.start_ns, final_trace.gpu[final_trace.gpu.first_index()].start_ns);
   const std::string json = WrittenJson(final_trace);
   EXPECT_TRUE(CheckTraceForViewers(json).ok()) << CheckTraceForViewers(json).ToString();
 }
@@ -149,7 +168,8 @@ TEST_F(WindowSessionTest, StreamingPartsHoldEveryRecordOnce) {
   std::set<uint64_t> seen;
   uint64_t duplicates = 0;
   auto take = [&](const Trace& t) {
-    t.gpu.ForEach([&](const GpuActivity& a) { duplicates += !seen.insert(a.start_ns).second; });
+    t.gpu.ForEach(
+        [&](const GpuActivity& a) { duplicates += !seen.insert(a.correlation_id).second; });
   };
   int parts = 0;
   for (int i = 0; i < 200; ++i) {  // the decoder's batches, and a part whenever 5000 are held
