@@ -92,7 +92,7 @@ StatusOr<WindowPolicy> ParseWindowPolicy(std::string_view text, std::string_view
   // Sizes end in a digit or k, K, M, G, B; durations in s, min or h.
   if (text.ends_with("s") || text.ends_with("min") || text.ends_with("h")) {
     StatusOr<uint64_t> ns = ParseDurationNs(text, what);
-    if (!ns.ok()) return ns.status();
+    if (!ns.ok()) return Bad(what, text, "a size (10M records, 256MB) or a duration (60s, 5min)");
     p.max_age_ns = *ns;
   } else {
     StatusOr<uint64_t> records = ParseRecordCount(text, what);

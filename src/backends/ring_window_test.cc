@@ -50,6 +50,9 @@ TEST(RingWindow, ParsesSizesAndDurations) {
     EXPECT_FALSE(p.ok()) << bad;
     if (!p.ok()) {
       EXPECT_NE(p.status().message().find("NODESCOPE_RING="), std::string::npos);
+      EXPECT_NE(p.status().message().find("a size (10M records, 256MB) or a duration"),
+                std::string::npos)
+          << p.status().message();
     }
   }
 }
