@@ -43,6 +43,7 @@ void AddNoEnv(const std::string&, std::vector<std::string>*) {}
 struct RunOptions {
   std::string output;
   std::string backend;
+  uint32_t sample = 0;  // --sample N; 0: not given (NODESCOPE_SAMPLE, if set, applies)
   std::vector<std::string> command;
 };
 
@@ -127,6 +128,7 @@ int Run(const RunOptions& opts) {
   std::vector<std::string> env;
   chosen->add_env(*library, &env);
   if (!opts.output.empty()) env.push_back(std::string(report::kOutputVariable) + "=" + opts.output);
+  if (opts.sample != 0) env.push_back("NODESCOPE_SAMPLE=" + std::to_string(opts.sample));
   std::vector<std::string> argv = opts.command;
   argv[0] = *program;
   StatusOr<ChildResult> result = RunChild(argv, env);
@@ -150,6 +152,10 @@ CLI::App* AddRunCommand(CLI::App& app, int* exit_code) {
                   "Trace file to write (default: nodescope-<pid>.json in the current folder)")
       ->check([](const std::string& v) { return v.empty() ? "must not be empty" : ""; });
   run->add_option("--backend", opts->backend, "Vendor backend to use (default: the first found)");
+  run->add_option("--sample", opts->sample,
+                  "Trace about 1 launch in N (each graph's first launch always), with device "
+                  "activity collected around those launches only (NODESCOPE_SAMPLE)")
+      ->check(CLI::Range(uint32_t{1}, static_cast<uint32_t>(kMaxSampleEvery)));
   run->add_option("command", opts->command, "PROGRAM [ARGS...] (put -- before it)")->required();
   run->positionals_at_end();
   run->callback([opts, exit_code]() { *exit_code = Run(*opts); });
