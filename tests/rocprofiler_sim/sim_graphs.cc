@@ -14,13 +14,48 @@ using sim::Runtime;
 
 namespace {
 
+// hipGraphExecUpdate's rule: the same dependencies and the same kind of node at each place (a
+// copy may change its size or addresses, a kernel node its kernel).
 bool SameTopology(const SimGraphExec& exec, const SimGraph& graph) {
-  return exec.deps == graph.deps;
+  if (exec.deps != graph.deps || exec.ops.size() != graph.ops.size()) return false;
+  for (size_t i = 0; i < exec.ops.size(); ++i) {
+    if (exec.ops[i].kind != graph.ops[i].kind) return false;
+  }
+  return true;
+}
+
+// Adds a node of `graph` after `deps` (which must be its own); null on a foreign dependency.
+SimGraphNode* AddNode(SimGraph* graph, const simGraphNode_t* deps, size_t num_deps,
+                      const SimFunction* function, const SimNodeOp& op) {
+  std::vector<size_t> indices;
+  for (size_t i = 0; i < num_deps; ++i) {
+    if (deps[i]->graph != graph) return nullptr;
+    indices.push_back(deps[i]->index);
+  }
+  graph->nodes.push_back(std::make_unique<SimGraphNode>(SimGraphNode{graph, graph->nodes.size()}));
+  graph->functions.push_back(function);
+  graph->ops.push_back(op);
+  graph->deps.push_back(indices);
+  return graph->nodes.back().get();
+}
+
+const SimFunction* BlitKernel(int which) {
+  static const std::vector<simFunction_t>* blits = [] {
+    static const char* const kNames[] = {"__amd_rocclr_fillBufferAligned",
+                                         "__amd_rocclr_copyBuffer"};
+    auto* f = new std::vector<simFunction_t>(2);  // never destroyed, like the runtime
+    simhipModuleLoad(kNames, 2, f->data());
+    return f;
+  }();
+  return (*blits)[static_cast<size_t>(which)];
 }
 
 }  // namespace
 
 namespace sim {
+
+const SimFunction* FillKernel() { return BlitKernel(0); }
+const SimFunction* CopyKernel() { return BlitKernel(1); }
 
 SimGraph* NewGraph() {
   Runtime& r = R();
@@ -50,15 +85,64 @@ int simhipGraphAddKernelNode(simGraphNode_t* node, simGraph_t graph, const simGr
   args.hipGraphAddKernelNode.numDependencies = num_deps;
   args.hipGraphAddKernelNode.pNodeParams = &function;  // not hipKernelNodeParams
   ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddKernelNode, args);
-  std::vector<size_t> indices;
-  for (size_t i = 0; i < num_deps; ++i) {
-    if (deps[i]->graph != graph) return call.Return(simErrorInvalidValue);
-    indices.push_back(deps[i]->index);
-  }
-  graph->nodes.push_back(std::make_unique<SimGraphNode>(SimGraphNode{graph, graph->nodes.size()}));
-  graph->functions.push_back(function);
-  graph->deps.push_back(indices);
-  *node = graph->nodes.back().get();
+  SimGraphNode* added = AddNode(graph, deps, num_deps, function, SimNodeOp{});
+  if (added == nullptr) return call.Return(simErrorInvalidValue);
+  *node = added;
+  return call.Return(simSuccess);
+}
+
+int simhipGraphAddMemcpyNode1D(simGraphNode_t* node, simGraph_t graph, const simGraphNode_t* deps,
+                               size_t num_deps, void* dst, const void* src, size_t bytes,
+                               int kind) {
+  sim::EnsureInitialized();
+  auto args = Args();
+  args.hipGraphAddMemcpyNode1D.pGraphNode = reinterpret_cast<void**>(node);
+  args.hipGraphAddMemcpyNode1D.graph = graph;
+  args.hipGraphAddMemcpyNode1D.pDependencies = reinterpret_cast<void* const*>(deps);
+  args.hipGraphAddMemcpyNode1D.numDependencies = num_deps;
+  args.hipGraphAddMemcpyNode1D.dst = dst;
+  args.hipGraphAddMemcpyNode1D.src = src;
+  args.hipGraphAddMemcpyNode1D.count = bytes;
+  args.hipGraphAddMemcpyNode1D.kind = kind;
+  ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddMemcpyNode1D, args);
+  // Host to host is a CPU memcpy in CLR (no record at all): not modelled.
+  if (kind < simMemcpyHostToDevice || kind > simMemcpyDeviceToDevice)
+    return call.Return(simErrorInvalidValue);
+  SimNodeOp op;
+  op.kind = kind == simMemcpyDeviceToDevice ? SimNodeOp::kCopyBlit : SimNodeOp::kCopySdma;
+  op.copy_kind = kind;
+  op.bytes = bytes;
+  op.dst = dst;
+  op.src = src;
+  SimGraphNode* added = AddNode(graph, deps, num_deps,
+                                op.kind == SimNodeOp::kCopyBlit ? sim::CopyKernel() : nullptr, op);
+  if (added == nullptr) return call.Return(simErrorInvalidValue);
+  *node = added;
+  return call.Return(simSuccess);
+}
+
+int simhipGraphAddMemsetNode(simGraphNode_t* node, simGraph_t graph, const simGraphNode_t* deps,
+                             size_t num_deps, void* dst, int value, size_t bytes) {
+  sim::EnsureInitialized();
+  struct {
+    void* dst;
+    int value;
+    size_t bytes;
+  } params{dst, value, bytes};
+  auto args = Args();
+  args.hipGraphAddMemsetNode.pGraphNode = reinterpret_cast<void**>(node);
+  args.hipGraphAddMemsetNode.graph = graph;
+  args.hipGraphAddMemsetNode.pDependencies = reinterpret_cast<void* const*>(deps);
+  args.hipGraphAddMemsetNode.numDependencies = num_deps;
+  args.hipGraphAddMemsetNode.pMemsetParams = &params;  // not hipMemsetParams
+  ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddMemsetNode, args);
+  SimNodeOp op;
+  op.kind = SimNodeOp::kMemset;
+  op.bytes = bytes;
+  op.dst = dst;
+  SimGraphNode* added = AddNode(graph, deps, num_deps, sim::FillKernel(), op);
+  if (added == nullptr) return call.Return(simErrorInvalidValue);
+  *node = added;
   return call.Return(simSuccess);
 }
 
@@ -96,6 +180,7 @@ SimGraphExec* NewExec(const SimGraph* graph) {
   exec->live = true;
   exec->origin = graph;
   exec->functions = graph->functions;
+  exec->ops = graph->ops;
   exec->deps = graph->deps;
   return exec;
 }
@@ -132,6 +217,7 @@ int simhipGraphExecUpdate(simGraphExec_t exec, simGraph_t graph) {
   if (!exec->live || !SameTopology(*exec, *graph))
     return call.Return(simErrorGraphExecUpdateFailure);
   exec->functions = graph->functions;
+  exec->ops = graph->ops;
   return call.Return(simSuccess);
 }
 
@@ -143,7 +229,9 @@ int simhipGraphExecKernelNodeSetParams(simGraphExec_t exec, simGraphNode_t node,
   args.hipGraphExecKernelNodeSetParams.node = node;
   args.hipGraphExecKernelNodeSetParams.pNodeParams = &function;  // not hipKernelNodeParams
   ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecKernelNodeSetParams, args);
-  if (!exec->live || node->graph != exec->origin) return call.Return(simErrorInvalidValue);
+  if (!exec->live || node->graph != exec->origin ||
+      exec->ops[node->index].kind != SimNodeOp::kKernel)
+    return call.Return(simErrorInvalidValue);
   exec->functions[node->index] = function;
   return call.Return(simSuccess);
 }

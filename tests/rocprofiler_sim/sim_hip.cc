@@ -108,7 +108,7 @@ void Drain(HwQueue& queue) {
     info.kernel_id = packet.function->kernel_ids[static_cast<size_t>(packet.device)];
     info.dispatch_id = r.next_dispatch.fetch_add(1);
     info.workgroup_size = {256, 1, 1};
-    info.grid_size = {256, 1, 1};
+    info.grid_size = {256 * packet.blocks, 1, 1};
     const uint64_t start = std::max(sim::BootNs() + 1000, queue.busy_until_ns);
     queue.busy_until_ns = start + 2000;
     sim::EmitKernelDispatch(c, info, start, start + 2000);
@@ -116,10 +116,10 @@ void Drain(HwQueue& queue) {
 }
 
 // Appends one packet; writes it (and whatever else is pending) now unless it is batched.
-void Submit(SimStream* stream, const SimFunction* function, bool may_batch) {
+void Submit(SimStream* stream, const SimFunction* function, bool may_batch, uint32_t blocks = 1) {
   HwQueue& queue = *stream->queue;
   std::lock_guard<std::mutex> lock(queue.mutex);
-  queue.pending.push_back({function, stream->device, sim::ThreadId()});
+  queue.pending.push_back({function, stream->device, sim::ThreadId(), blocks});
   // Batching grows with contention: each other thread launching on this queue adds the chance.
   const int others = queue.launching.load(std::memory_order_relaxed) - 1;
   const uint64_t chance = may_batch && others > 0
@@ -127,6 +127,30 @@ void Submit(SimStream* stream, const SimFunction* function, bool may_batch) {
                                     static_cast<uint64_t>(others * (others + 1) / 2)
                               : 0;
   if (NextRandom() >= chance) Drain(queue);
+}
+
+constexpr rocprofiler_memory_copy_operation_t kDirection[] = {
+    ROCPROFILER_MEMORY_COPY_HOST_TO_HOST, ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE,
+    ROCPROFILER_MEMORY_COPY_DEVICE_TO_HOST, ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE};
+
+// An SDMA copy node in its turn: the launching thread rings its queue (the packets before the
+// copy must be written for the copy to wait on them), then submits the copy itself, which is the
+// SDK's async-copy wrapper: the request callback on this thread, this thread's latest correlation
+// id (the hipGraphLaunch), and a record timed by the copy engine, after the queue's work.
+void CopyNode(SimStream* stream, const SimNodeOp& op) {
+  HwQueue& queue = *stream->queue;
+  std::lock_guard<std::mutex> lock(queue.mutex);
+  Drain(queue);
+  const rocprofiler_memory_copy_operation_t direction = kDirection[op.copy_kind];
+  const sim::Correlation c =
+      sim::CorrelateAsync(ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY, direction);
+  const uint64_t gpu = R().devices[static_cast<size_t>(stream->device)].agent;
+  const bool src_host = op.copy_kind == simMemcpyHostToHost || op.copy_kind == simMemcpyHostToDevice;
+  const bool dst_host = op.copy_kind == simMemcpyHostToHost || op.copy_kind == simMemcpyDeviceToHost;
+  const uint64_t start = std::max(sim::BootNs() + 1000, queue.busy_until_ns);
+  queue.busy_until_ns = start + 500 + op.bytes / 16;
+  sim::EmitMemoryCopy(c, direction, dst_host ? 1 : gpu, src_host ? 1 : gpu, op.bytes, op.dst,
+                      op.src, start, queue.busy_until_ns);
 }
 
 void Ring(SimStream* stream) {
@@ -289,6 +313,7 @@ int simhipLaunchKernel(simFunction_t function, simStream_t stream) {
     if (!g.nodes.empty()) deps.push_back(g.nodes.size() - 1);
     g.nodes.push_back(std::make_unique<SimGraphNode>(SimGraphNode{&g, g.nodes.size()}));
     g.functions.push_back(function);
+    g.ops.push_back(SimNodeOp{});
     g.deps.push_back(deps);
     return call.Return(simSuccess);
   }
@@ -302,9 +327,6 @@ int simhipMemcpyAsync(void* dst, const void* src, size_t bytes, int kind, simStr
   auto args = Args();
   args.hipMemcpyAsync = {dst, src, bytes, kind, stream};
   ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyAsync, args);
-  static constexpr rocprofiler_memory_copy_operation_t kDirection[] = {
-      ROCPROFILER_MEMORY_COPY_HOST_TO_HOST, ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE,
-      ROCPROFILER_MEMORY_COPY_DEVICE_TO_HOST, ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE};
   if (kind < 0 || kind > 3) return call.Return(simErrorInvalidValue);
   const rocprofiler_memory_copy_operation_t direction = kDirection[kind];
   const sim::Correlation c =
@@ -328,7 +350,13 @@ int simhipGraphLaunch(simGraphExec_t exec, simStream_t stream) {
   if (!exec->live) return call.Return(simErrorInvalidValue);
   stream->queue->launching.fetch_add(1, std::memory_order_relaxed);
   for (size_t i = 0; i < exec->functions.size(); ++i) {
-    Submit(stream, exec->functions[i], /*may_batch=*/i > 0);
+    const SimNodeOp& op = exec->ops[i];
+    if (op.kind == SimNodeOp::kCopySdma) {
+      CopyNode(stream, op);
+    } else {
+      const uint32_t blocks = op.kind == SimNodeOp::kKernel ? 1 : sim::BlitBlocks(op.bytes);
+      Submit(stream, exec->functions[i], /*may_batch=*/i > 0, blocks);
+    }
     SleepNs(2000);  // the CPU cost of one node's packet; other launching threads run meanwhile
   }
   Ring(stream);

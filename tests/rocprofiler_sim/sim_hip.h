@@ -52,6 +52,14 @@ int simhipMemcpyAsync(void* dst, const void* src, size_t bytes, int kind, simStr
 int simhipGraphCreate(simGraph_t* graph);
 int simhipGraphAddKernelNode(simGraphNode_t* node, simGraph_t graph, const simGraphNode_t* deps,
                              size_t num_deps, simFunction_t function);
+// Copy and memset nodes as HIP's CLR runs them (sim_runtime.h, SimNodeOp): a device-to-device
+// copy and a memset are dispatches of CLR's blit kernels (__amd_rocclr_copyBuffer,
+// __amd_rocclr_fillBufferAligned, grid by size); a copy to or from host memory is an SDMA copy
+// (a MEMORY_COPY record) the launching thread submits in its turn. Host to host is refused.
+int simhipGraphAddMemcpyNode1D(simGraphNode_t* node, simGraph_t graph, const simGraphNode_t* deps,
+                               size_t num_deps, void* dst, const void* src, size_t bytes, int kind);
+int simhipGraphAddMemsetNode(simGraphNode_t* node, simGraph_t graph, const simGraphNode_t* deps,
+                             size_t num_deps, void* dst, int value, size_t bytes);
 int simhipGraphDestroy(simGraph_t graph);
 // An exec's address is reused at once by the next instantiation after it is destroyed, as HIP's
 // allocator does.

@@ -29,6 +29,7 @@ struct HwQueue {
     const SimFunction* function;
     int device;
     uint64_t launcher;
+    uint32_t blocks;  // workgroups of 256 (a blit kernel's grid depends on its size)
   };
   std::deque<Packet> pending;
 };
@@ -62,15 +63,31 @@ struct SimGraphNode {
   SimGraph* graph;
   size_t index;
 };
+// What a node does at launch, as HIP's CLR does it (f9f995c6, hipamd/src/hip_graph_internal.*,
+// rocclr/device/rocm/rocblit.cpp): a kernel node and a memset node (the fill blit kernel
+// __amd_rocclr_fillBufferAligned) and a device-to-device copy node (the blit kernel
+// __amd_rocclr_copyBuffer) are AQL packets formed at instantiation and written to the launch
+// stream's queue; a copy node to or from (pinned) host memory is an SDMA copy the launching thread
+// submits with hsa_amd_memory_async_copy in its turn: a MEMORY_COPY record, no dispatch.
+struct SimNodeOp {
+  enum Kind : uint8_t { kKernel, kMemset, kCopyBlit, kCopySdma } kind = kKernel;
+  int copy_kind = 0;  // simMemcpyKind of a copy
+  size_t bytes = 0;
+  void* dst = nullptr;
+  const void* src = nullptr;
+  bool operator==(const SimNodeOp&) const = default;
+};
 struct SimGraph {
   std::vector<std::unique_ptr<SimGraphNode>> nodes;
-  std::vector<const SimFunction*> functions;
+  std::vector<const SimFunction*> functions;  // the kernel of each packet node (null: SDMA copy)
+  std::vector<SimNodeOp> ops;
   std::vector<std::vector<size_t>> deps;
 };
 struct SimGraphExec {
   bool live = false;
   const SimGraph* origin = nullptr;
   std::vector<const SimFunction*> functions;  // in the order the packets are written
+  std::vector<SimNodeOp> ops;
   std::vector<std::vector<size_t>> deps;
 };
 struct SimStream {
@@ -102,6 +119,11 @@ struct Runtime {
 
 Runtime& R();          // created at first use, never destroyed
 SimGraph* NewGraph();  // owned by the runtime until simhipGraphDestroy
+// CLR's blit kernels, loaded (code-object and kernel-symbol callbacks) at the first use.
+const SimFunction* FillKernel();
+const SimFunction* CopyKernel();
+// Workgroups of a blit kernel for `bytes` (CLR's blits: 256 lanes, 4 bytes a lane).
+inline uint32_t BlitBlocks(size_t bytes) { return static_cast<uint32_t>((bytes + 1023) / 1024); }
 
 inline rocprofiler_hip_api_args_t Args() { return rocprofiler_hip_api_args_t{}; }
 

@@ -18,6 +18,8 @@ typedef enum rocprofiler_hip_runtime_api_id_t {
   ROCPROFILER_HIP_RUNTIME_API_ID_NONE = -1,
   ROCPROFILER_HIP_RUNTIME_API_ID_hipDeviceSynchronize = 66,
   ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddKernelNode = 124,
+  ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddMemcpyNode1D = 128,
+  ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddMemsetNode = 131,
   ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphCreate = 134,
   ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphDestroy = 136,
   ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecDestroy = 143,
@@ -87,6 +89,23 @@ typedef union rocprofiler_hip_api_args_t {
     size_t numDependencies;
     const void* pNodeParams;  // const hipKernelNodeParams*
   } hipGraphAddKernelNode;
+  struct {
+    void** pGraphNode;  // out: valid on EXIT only
+    void* graph;
+    void* const* pDependencies;
+    size_t numDependencies;
+    void* dst;
+    const void* src;
+    size_t count;
+    int kind;  // hipMemcpyKind
+  } hipGraphAddMemcpyNode1D;
+  struct {
+    void** pGraphNode;  // out: valid on EXIT only
+    void* graph;
+    void* const* pDependencies;
+    size_t numDependencies;
+    const void* pMemsetParams;  // const hipMemsetParams*
+  } hipGraphAddMemsetNode;
   struct {
     const void* function_address;
     rocprofiler_dim3_t numBlocks;

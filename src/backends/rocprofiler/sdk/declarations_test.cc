@@ -150,6 +150,15 @@ EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipGraphAddKernelNode.graph, 8);
 EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipGraphAddKernelNode.pDependencies, 16);
 EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipGraphAddKernelNode.numDependencies, 24);
 EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipGraphAddKernelNode.pNodeParams, 32);
+// hip/api_args.h:843-853 and :878-885 (rocm-systems@1b1610fc), read outside the repo.
+EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipGraphAddMemcpyNode1D.pGraphNode, 0);
+EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipGraphAddMemcpyNode1D.numDependencies, 24);
+EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipGraphAddMemcpyNode1D.dst, 32);
+EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipGraphAddMemcpyNode1D.src, 40);
+EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipGraphAddMemcpyNode1D.count, 48);
+EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipGraphAddMemcpyNode1D.kind, 56);
+EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipGraphAddMemsetNode.graph, 8);
+EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipGraphAddMemsetNode.pMemsetParams, 32);
 EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipStreamEndCapture.stream, 0);
 EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipStreamEndCapture.pGraph, 8);
 EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipLaunchKernel.function_address, 0);
@@ -312,6 +321,8 @@ static_assert(ROCPROFILER_HIP_RUNTIME_API_ID_hipSetDevice == 327);
 static_assert(ROCPROFILER_HIP_RUNTIME_API_ID_hipDeviceSynchronize == 66);
 static_assert(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphCreate == 134);
 static_assert(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddKernelNode == 124);
+static_assert(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddMemcpyNode1D == 128);  // :161
+static_assert(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddMemsetNode == 131);    // :164
 
 // ---- Prototypes (ROCM-PTI-FACTS.md, with the parameter types of the real headers) ----
 // The real headers put nonnull attributes on some functions; the function types are compared.
