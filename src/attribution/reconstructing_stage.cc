@@ -72,14 +72,15 @@ class ReconstructingStageImpl final : public ReconstructingStage {
     DrainScopes();
     // Where each launch's packets went first, so a launch is judged on the whole batch.
     gpu.ForEachFrom(first, [this](GpuActivity& a) {
-      if (a.graph_id == kProvisionalGraphId) attributor_->ObserveQueue(a.graph_node_id, a.stream);
+      if (a.graph_id == kProvisionalGraphId && a.kind == ActivityKind::kKernel)
+        attributor_->ObserveQueue(a.graph_node_id, a.stream);
     });
     Retry(gpu, false);
     size_t i = first;
     gpu.ForEachFrom(first, [this, &i](GpuActivity& a) {
       if (a.graph_id == kProvisionalGraphId) {
         const uint64_t tag = a.graph_node_id;
-        if (attributor_->Resolve(a, tag, a.stream, false)) {
+        if (attributor_->Resolve(a, tag, QueueOf(a), false)) {
           Scope(a, tag);
         } else {
           pending_.push_back(i);
@@ -113,13 +114,19 @@ class ReconstructingStageImpl final : public ReconstructingStage {
     for (size_t index : pending_) {
       GpuActivity& a = gpu[index];
       const uint64_t tag = a.graph_node_id;
-      if (attributor_->Resolve(a, tag, a.stream, final)) {
+      if (attributor_->Resolve(a, tag, QueueOf(a), final)) {
         Scope(a, tag);
       } else {
         pending_[kept++] = index;
       }
     }
     pending_.resize(kept);
+  }
+
+  // A dispatch's hardware queue (the backend's stream field); a copy has none (an SDMA copy the
+  // launching thread submits) and is judged with its launch.
+  static uint64_t QueueOf(const GpuActivity& a) {
+    return a.kind == ActivityKind::kKernel ? a.stream : ReconstructingAttributor::kLaunchQueue;
   }
 
   // ---- Capture-time ranges by (graph id, exec version, ordinal). ----

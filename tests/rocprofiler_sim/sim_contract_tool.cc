@@ -135,8 +135,7 @@ void OnStream(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t* 
 
 int OnRequest(rocprofiler_thread_id_t thread, rocprofiler_context_id_t,
               rocprofiler_external_correlation_id_request_kind_t kind,
-              rocprofiler_tracing_operation_t, uint64_t internal, rocprofiler_user_data_t*,
-              void*) {
+              rocprofiler_tracing_operation_t, uint64_t internal, rocprofiler_user_data_t*, void*) {
   std::lock_guard<std::mutex> lock(g_mutex);
   ++g_checks;
   if (thread != Tid()) FailLocked("request callback off the writing thread");

@@ -145,8 +145,10 @@ void CopyNode(SimStream* stream, const SimNodeOp& op) {
   const sim::Correlation c =
       sim::CorrelateAsync(ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY, direction);
   const uint64_t gpu = R().devices[static_cast<size_t>(stream->device)].agent;
-  const bool src_host = op.copy_kind == simMemcpyHostToHost || op.copy_kind == simMemcpyHostToDevice;
-  const bool dst_host = op.copy_kind == simMemcpyHostToHost || op.copy_kind == simMemcpyDeviceToHost;
+  const bool src_host =
+      op.copy_kind == simMemcpyHostToHost || op.copy_kind == simMemcpyHostToDevice;
+  const bool dst_host =
+      op.copy_kind == simMemcpyHostToHost || op.copy_kind == simMemcpyDeviceToHost;
   const uint64_t start = std::max(sim::BootNs() + 1000, queue.busy_until_ns);
   queue.busy_until_ns = start + 500 + op.bytes / 16;
   sim::EmitMemoryCopy(c, direction, dst_host ? 1 : gpu, src_host ? 1 : gpu, op.bytes, op.dst,

@@ -6,9 +6,10 @@
 //                      capture | copies | threadsN (N threads, one exec each, root -> 4 -> join,
 //                      100 replays) | graphcopies (kernels, copies and a memset as graph nodes,
 //                      an update resizing a copy) | copythreadsN (as threadsN, each exec a chain
-//                      kernel -> copy -> kernel -> memset -> kernel -> copy) | exit_midrun | sigint_midrun (2 threads replaying a 4-node
-//                      chain without end; after 50 ms the main thread calls exit(0) or raises
-//                      SIGINT: a trace must still be complete and valid)
+//                      kernel -> copy -> kernel -> memset -> kernel -> copy) | exit_midrun |
+//                      sigint_midrun (2 threads replaying a 4-node chain without end; after 50 ms
+//                      the main thread calls exit(0) or raises SIGINT: a trace must still be
+//                      complete and valid)
 // The hazard cases also print "sim cross_thread_dispatches=K": dispatches written by a thread other
 // than their launcher, which the simulator knows and no trace can show.
 #include <atomic>
@@ -146,9 +147,9 @@ void CopyThreads(int n) {
   for (int t = 0; t < n; ++t) {
     streams.push_back(Stream());
     const size_t u = static_cast<size_t>(t);
-    execs.push_back(Instantiate(CopyChain(Kernels("c" + std::to_string(t) + "_n", 6), buffers[u],
-                                          4096 + 64 * u, 1024 * (u + 1), simMemcpyDeviceToHost,
-                                          2048 + 64 * u)));
+    execs.push_back(
+        Instantiate(CopyChain(Kernels("c" + std::to_string(t) + "_n", 6), buffers[u], 4096 + 64 * u,
+                              1024 * (u + 1), simMemcpyDeviceToHost, 2048 + 64 * u)));
     std::printf("expect nodes=6 replays=100\n");
   }
   std::vector<std::thread> threads;
@@ -184,14 +185,14 @@ int main(int argc, char** argv) {
     simStream_t s = Stream();
     CopyBuffers b;
     std::vector<simFunction_t> k = Kernels("gc_k", 6);
-    simGraphExec_t e =
-        Instantiate(CopyChain(k, b, 4096, 2048, simMemcpyDeviceToDevice, 1024));
+    simGraphExec_t e = Instantiate(CopyChain(k, b, 4096, 2048, simMemcpyDeviceToDevice, 1024));
     Replay(e, s, 100);
     CHECK(simhipGraphExecUpdate(e, CopyChain(k, b, 8192, 2048, simMemcpyDeviceToDevice, 1024)));
     Replay(e, s, 100);
     CHECK(simhipStreamSynchronize(s));
-    std::printf("expect nodes=5 replays=200\nexpect nodes=1 replays=100\n"
-                "expect nodes=1 replays=100\n");
+    std::printf(
+        "expect nodes=5 replays=200\nexpect nodes=1 replays=100\n"
+        "expect nodes=1 replays=100\n");
   } else if (c == "chain32" || c == "chain6") {
     const int n = c == "chain32" ? 32 : 6;
     simStream_t s = Stream();
