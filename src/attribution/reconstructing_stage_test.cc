@@ -118,6 +118,26 @@ TEST(ReconstructingStage, ExecScopesFollowOrdinalsIntoReplays) {
   }
 }
 
+TEST(ReconstructingStage, ExecKernelScopesGoByKernelName) {
+  // A forked capture: the run order is not known, the ranges go by kernel.
+  auto s = MakeReconstructingStage(true);
+  ChunkedVector<GpuActivity> gpu;
+  s->ExecInstantiated(0x1000, 0);
+  s->ExecKernelScopes(0x1000, {{8, 55}, {9, 66}}, 3);
+  Launch(*s, 0x1000, 0x50, 1, {9, 7, 8}, gpu);
+  s->ExecUpdated(0x1000);  // now 4 nodes: a node the backend did not see
+  s->ExecKernelScopes(0x1000, {{8, 55}}, 3);
+  Launch(*s, 0x1000, 0x50, 1, {9, 7, 8, 5}, gpu);
+  s->Process(gpu, 0);
+  EXPECT_EQ(gpu[0].capture_range_id, 66u);
+  EXPECT_EQ(gpu[1].capture_range_id, 0u);
+  EXPECT_EQ(gpu[2].capture_range_id, 55u);
+  for (size_t i = 3; i < 7; ++i) {
+    EXPECT_EQ(gpu[i].graph_id, 1u);
+    EXPECT_EQ(gpu[i].capture_range_id, 0u) << "4 dispatches, 3 launches captured: none";
+  }
+}
+
 TEST(ReconstructingStage, OffSwitchClearsProvisionalKeys) {
   auto s = MakeReconstructingStage(false);
   ChunkedVector<GpuActivity> gpu;

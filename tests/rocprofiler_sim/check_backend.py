@@ -343,6 +343,33 @@ for case in cases:
             check(keyed == len(kernels) == 93, f"scopes: all 93 graph kernels keyed ({keyed})")
             check(spans == collections.Counter({"outer": 10, "inner": 10, "built": 4, "step": 4}),
                   f"scopes: one device span per replay and range ({dict(spans)})")
+    elif case == "forked":
+        # Captures forked to a second stream (ranges_program.cc's Forked()): each kernel's range
+        # on every replay although the exec runs the nodes out of capture order; a kernel
+        # captured under two ranges gets none and is counted.
+        out = os.path.join(tmp, "forked.json")
+        r = run("forked", out, program=args.ranges_program)
+        ok, text = nodescope_check(out) if os.path.exists(out) else (False, "no trace")
+        check(r.returncode == 0 and ok, f"forked: traced and checked ({r.stderr[-300:]} {text[-300:]})")
+        if ok:
+            with open(out) as f:
+                t = json.load(f)
+            ev = t["traceEvents"]
+            kernels = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "kernel"]
+            got = collections.Counter((e["name"], e.get("args", {}).get("scope", "")) for e in kernels)
+            keyed = sum(1 for e in kernels if "graph id" in e.get("args", {}))
+            spans = collections.Counter(e["name"] for e in ev if e.get("cat") == "gpu_user_annotation")
+            unscoped = t.get("nodescope", {}).get("forked_capture_launches_unscoped", 0)
+            want = collections.Counter({("fk_a", "outer"): 5, ("fk_b", "outer/branch"): 5,
+                                        ("fk_c", "outer/branch"): 5, ("fk_d", "outer"): 5,
+                                        ("fk_e", "outer"): 5, ("am_a", ""): 6})
+            print(f"forked     kernels={len(kernels)} keyed={keyed} (name, scope)={dict(got)} "
+                  f"device spans={dict(spans)} unscoped launches={unscoped}")
+            check(got == want, f"forked: each kernel's scope on every replay ({dict(got)})")
+            check(keyed == len(kernels) == 31, f"forked: all 31 graph kernels keyed ({keyed})")
+            check(spans["outer"] == 5 and spans["branch"] == 5 and not spans["x"] and not spans["y"],
+                  f"forked: one device span per replay and range ({dict(spans)})")
+            check(unscoped == 2, f"forked: 2 launches counted unscoped ({unscoped})")
     elif case == "autopick":
         # No SDK on the loader path: --backend rocm says so and runs nothing.
         out = os.path.join(tmp, "nosdk.json")

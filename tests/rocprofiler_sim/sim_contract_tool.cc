@@ -19,6 +19,8 @@
 //   - every dispatch's correlation id is retired once, after the dispatch (delivery order and
 //     time);
 //   - timestamps are CLOCK_BOOTTIME;
+//   - every hipLaunchKernel's function address was named by a HOST_KERNEL_SYMBOL_REGISTER
+//     callback before (host_function), with a kernel id some device symbol has;
 //   - a copy carries the internal id of a launch or copy call made on its record's thread;
 //   - with SIM_CONTRACT_GRAPH_REQUESTS set (e.g. "KCKKKK"), every hipGraphLaunch asks for
 //     external ids in its nodes' order: K for a kernel dispatch (a kernel, memset or device copy
@@ -75,6 +77,7 @@ std::set<uint64_t> g_internal_ids;
 std::set<uint64_t> g_api_threads;
 std::set<std::pair<uint64_t, uint64_t>> g_launches;  // (thread, internal id) of launch calls
 std::set<uint64_t> g_kernels;
+std::set<uint64_t> g_host_functions;
 std::set<uint64_t> g_gpu_agents, g_all_agents;
 std::unordered_map<uint64_t, uint64_t> g_async_end;  // internal id -> latest dispatch/copy end
 std::set<uint64_t> g_retired;
@@ -98,6 +101,11 @@ void OnApi(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t* use
         r.operation == ROCPROFILER_HIP_RUNTIME_API_ID_hipLaunchKernel ||
         r.operation == ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyAsync) {
       g_launches.insert({r.thread_id, r.correlation_id.internal});
+      const auto* api = static_cast<const rocprofiler_callback_tracing_hip_api_data_t*>(r.payload);
+      if (r.operation == ROCPROFILER_HIP_RUNTIME_API_ID_hipLaunchKernel &&
+          g_host_functions.count(
+              reinterpret_cast<uint64_t>(api->args.hipLaunchKernel.function_address)) == 0)
+        FailLocked("a kernel launched through a function no host kernel symbol named");
       if (t_streams.empty()) FailLocked("a launch outside a HIP_STREAM SET");
     }
   } else if (user->value != r.correlation_id.internal) {
@@ -113,6 +121,16 @@ void OnCodeObject(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data
         static_cast<const rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t*>(
             r.payload)
             ->kernel_id);
+  if (r.operation == ROCPROFILER_CODE_OBJECT_HOST_KERNEL_SYMBOL_REGISTER &&
+      r.phase == ROCPROFILER_CALLBACK_PHASE_LOAD) {
+    const auto* host = static_cast<
+        const rocprofiler_callback_tracing_code_object_host_kernel_symbol_register_data_t*>(
+        r.payload);
+    ++g_checks;
+    if (g_kernels.count(host->kernel_id) == 0 || host->device_function == nullptr)
+      FailLocked("a host kernel symbol without its device symbol or name");
+    g_host_functions.insert(host->host_function.value);
+  }
   if (r.phase == ROCPROFILER_CALLBACK_PHASE_UNLOAD) g_unloaded = true;
 }
 

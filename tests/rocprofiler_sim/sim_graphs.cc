@@ -19,7 +19,7 @@ namespace {
 bool SameTopology(const SimGraphExec& exec, const SimGraph& graph) {
   if (exec.deps != graph.deps || exec.ops.size() != graph.ops.size()) return false;
   for (size_t i = 0; i < exec.ops.size(); ++i) {
-    if (exec.ops[i].kind != graph.ops[i].kind) return false;
+    if (exec.ops[exec.position[i]].kind != graph.ops[i].kind) return false;
   }
   return true;
 }
@@ -53,6 +53,34 @@ const SimFunction* BlitKernel(int which) {
 }  // namespace
 
 namespace sim {
+
+std::vector<size_t> RunOrder(const SimGraph& graph) {
+  const size_t n = graph.deps.size();
+  std::vector<std::vector<size_t>> edges(n);
+  std::vector<size_t> in(n, 0), order;
+  for (size_t i = 0; i < n; ++i) {
+    in[i] = graph.deps[i].size();
+    for (size_t d : graph.deps[i]) edges[d].push_back(i);  // in the order edges were added
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (in[i] == 0) order.push_back(i);
+  for (size_t head = 0; head < order.size(); ++head)
+    for (size_t e : edges[order[head]])
+      if (--in[e] == 0) order.push_back(e);
+  return order;
+}
+
+void SetExecNodes(SimGraphExec* exec, const SimGraph& graph) {
+  const std::vector<size_t> order = RunOrder(graph);
+  exec->functions.clear();
+  exec->ops.clear();
+  exec->position.assign(graph.deps.size(), 0);
+  for (size_t at = 0; at < order.size(); ++at) {
+    exec->functions.push_back(graph.functions[order[at]]);
+    exec->ops.push_back(graph.ops[order[at]]);
+    exec->position[order[at]] = at;
+  }
+}
 
 const SimFunction* FillKernel() { return BlitKernel(0); }
 const SimFunction* CopyKernel() { return BlitKernel(1); }
@@ -179,8 +207,7 @@ SimGraphExec* NewExec(const SimGraph* graph) {
   }
   exec->live = true;
   exec->origin = graph;
-  exec->functions = graph->functions;
-  exec->ops = graph->ops;
+  sim::SetExecNodes(exec, *graph);
   exec->deps = graph->deps;
   return exec;
 }
@@ -216,8 +243,7 @@ int simhipGraphExecUpdate(simGraphExec_t exec, simGraph_t graph) {
   ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecUpdate, args);
   if (!exec->live || !SameTopology(*exec, *graph))
     return call.Return(simErrorGraphExecUpdateFailure);
-  exec->functions = graph->functions;
-  exec->ops = graph->ops;
+  sim::SetExecNodes(exec, *graph);
   return call.Return(simSuccess);
 }
 
@@ -230,9 +256,9 @@ int simhipGraphExecKernelNodeSetParams(simGraphExec_t exec, simGraphNode_t node,
   args.hipGraphExecKernelNodeSetParams.pNodeParams = &function;  // not hipKernelNodeParams
   ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecKernelNodeSetParams, args);
   if (!exec->live || node->graph != exec->origin ||
-      exec->ops[node->index].kind != SimNodeOp::kKernel)
+      exec->ops[exec->position[node->index]].kind != SimNodeOp::kKernel)
     return call.Return(simErrorInvalidValue);
-  exec->functions[node->index] = function;
+  exec->functions[exec->position[node->index]] = function;
   return call.Return(simSuccess);
 }
 

@@ -296,6 +296,15 @@ int simhipModuleLoad(const char* const* kernel_names, int count, simFunction_t* 
         r.symbols.push_back(symbol);
       }
       sim::EmitKernelSymbol(symbol, ROCPROFILER_CALLBACK_PHASE_LOAD);
+      // The host stub HIP registers for it (__hipRegisterFunction): what hipLaunchKernel names.
+      rocprofiler_callback_tracing_code_object_host_kernel_symbol_register_data_t host{};
+      host.size = sizeof(host);
+      host.host_function_id = symbol.kernel_id;
+      host.kernel_id = symbol.kernel_id;
+      host.code_object_id = load.code_object_id;
+      host.host_function.ptr = f;
+      host.device_function = f->name.c_str();
+      sim::EmitHostKernelSymbol(host, ROCPROFILER_CALLBACK_PHASE_LOAD);
     }
   }
   for (int i = 0; i < count; ++i) functions[i] = made[static_cast<size_t>(i)];
@@ -311,12 +320,12 @@ int simhipLaunchKernel(simFunction_t function, simStream_t stream) {
   ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipLaunchKernel, args);
   if (stream->capture != nullptr) {
     SimGraph& g = *stream->capture;
-    std::vector<size_t> deps;
-    if (!g.nodes.empty()) deps.push_back(g.nodes.size() - 1);
+    std::lock_guard<std::mutex> lock(R().mutex);  // streams of one capture may be on two threads
     g.nodes.push_back(std::make_unique<SimGraphNode>(SimGraphNode{&g, g.nodes.size()}));
     g.functions.push_back(function);
     g.ops.push_back(SimNodeOp{});
-    g.deps.push_back(deps);
+    g.deps.push_back(stream->capture_tail);
+    stream->capture_tail = {g.nodes.size() - 1};
     return call.Return(simSuccess);
   }
   Submit(stream, function, /*may_batch=*/false);
@@ -374,6 +383,7 @@ int simhipStreamBeginCapture(simStream_t stream) {
   ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamBeginCapture, args);
   if (stream->capture != nullptr) return call.Return(simErrorInvalidValue);
   stream->capture = NewGraph();
+  stream->capture_tail.clear();
   return call.Return(simSuccess);
 }
 
@@ -386,7 +396,59 @@ int simhipStreamEndCapture(simStream_t stream, simGraph_t* graph) {
   ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamEndCapture, args);
   if (stream->capture == nullptr) return call.Return(simErrorInvalidValue);
   *graph = stream->capture;
-  stream->capture = nullptr;
+  std::lock_guard<std::mutex> lock(R().mutex);
+  for (auto& other : R().streams) {  // streams forked into this capture leave it with it
+    if (other->capture == *graph) other->capture = nullptr;
+  }
+  return call.Return(simSuccess);
+}
+
+int simhipEventCreate(simEvent_t* event) {
+  sim::EnsureInitialized();
+  auto args = Args();
+  args.hipEventCreate.event = reinterpret_cast<void**>(event);
+  ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipEventCreate, args);
+  std::lock_guard<std::mutex> lock(R().mutex);
+  R().events.push_back(std::make_unique<SimEvent>());
+  *event = R().events.back().get();
+  return call.Return(simSuccess);
+}
+
+int simhipEventRecord(simEvent_t event, simStream_t stream) {
+  sim::EnsureInitialized();
+  StreamSet set(stream);
+  auto args = Args();
+  args.hipEventRecord.event = event;
+  args.hipEventRecord.stream = stream;
+  ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipEventRecord, args);
+  std::lock_guard<std::mutex> lock(R().mutex);
+  event->capture = stream->capture;
+  event->tail = stream->capture != nullptr ? stream->capture_tail : std::vector<size_t>();
+  return call.Return(simSuccess);
+}
+
+int simhipStreamWaitEvent(simStream_t stream, simEvent_t event, unsigned int flags) {
+  sim::EnsureInitialized();
+  StreamSet set(stream);
+  auto args = Args();
+  args.hipStreamWaitEvent.stream = stream;
+  args.hipStreamWaitEvent.event = event;
+  args.hipStreamWaitEvent.flags = flags;
+  ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamWaitEvent, args);
+  std::lock_guard<std::mutex> lock(R().mutex);
+  if (event->capture == nullptr) return call.Return(simSuccess);  // outside capture: no node
+  if (stream->capture == nullptr) {  // the fork: this stream joins the capture
+    stream->capture = event->capture;
+    stream->capture_tail = event->tail;
+  } else if (stream->capture == event->capture) {  // the join
+    for (size_t n : event->tail) {
+      if (std::find(stream->capture_tail.begin(), stream->capture_tail.end(), n) ==
+          stream->capture_tail.end())
+        stream->capture_tail.push_back(n);
+    }
+  } else {
+    return call.Return(simErrorInvalidValue);  // two captures mixed
+  }
   return call.Return(simSuccess);
 }
 

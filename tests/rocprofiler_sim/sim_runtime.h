@@ -83,18 +83,31 @@ struct SimGraph {
   std::vector<SimNodeOp> ops;
   std::vector<std::vector<size_t>> deps;
 };
+// An exec runs its nodes in the order HIP's CLR does (Graph::TopologicalOrder, f9f995c6
+// hip_graph_internal.cpp:302-326): breadth first from the roots in node order, each node's
+// dependents in the order their edges were added. For a chain or a graph built in layers that is
+// node order; for a capture forked to other streams it is not the capture order.
 struct SimGraphExec {
   bool live = false;
   const SimGraph* origin = nullptr;
   std::vector<const SimFunction*> functions;  // in the order the packets are written
   std::vector<SimNodeOp> ops;
+  std::vector<size_t> position;  // by template node index: where it runs
   std::vector<std::vector<size_t>> deps;
 };
 struct SimStream {
   uint64_t id;
   int device;
   sim::HwQueue* queue;
+  SimGraph* capture = nullptr;       // capturing (began here, or joined through an event)
+  std::vector<size_t> capture_tail;  // the nodes its next captured work depends on
+};
+// An event recorded on a capturing stream carries that capture's tail nodes to the streams that
+// wait on it: the fork (a stream joins the capture) and the join (its nodes become dependencies
+// again), as HIP's stream capture does.
+struct SimEvent {
   SimGraph* capture = nullptr;
+  std::vector<size_t> tail;
 };
 
 namespace sim {
@@ -108,6 +121,7 @@ struct Runtime {
   std::vector<std::unique_ptr<SimStream>> streams;
   std::vector<std::unique_ptr<SimGraph>> graphs;  // live graphs (created or captured)
   std::vector<std::unique_ptr<SimFunction>> functions;
+  std::vector<std::unique_ptr<SimEvent>> events;
   std::vector<rocprofiler_callback_tracing_code_object_load_data_t> code_objects;
   std::vector<rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t> symbols;
   std::atomic<uint64_t> next_dispatch{1};
@@ -119,6 +133,9 @@ struct Runtime {
 
 Runtime& R();          // created at first use, never destroyed
 SimGraph* NewGraph();  // owned by the runtime until simhipGraphDestroy
+// The order an exec of `graph` runs its nodes in (SimGraphExec).
+std::vector<size_t> RunOrder(const SimGraph& graph);
+void SetExecNodes(SimGraphExec* exec, const SimGraph& graph);
 // CLR's blit kernels, loaded (code-object and kernel-symbol callbacks) at the first use.
 const SimFunction* FillKernel();
 const SimFunction* CopyKernel();

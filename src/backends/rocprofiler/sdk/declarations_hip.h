@@ -17,6 +17,8 @@ extern "C" {
 typedef enum rocprofiler_hip_runtime_api_id_t {
   ROCPROFILER_HIP_RUNTIME_API_ID_NONE = -1,
   ROCPROFILER_HIP_RUNTIME_API_ID_hipDeviceSynchronize = 66,
+  ROCPROFILER_HIP_RUNTIME_API_ID_hipEventCreate = 76,
+  ROCPROFILER_HIP_RUNTIME_API_ID_hipEventRecord = 81,
   ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddKernelNode = 124,
   ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddMemcpyNode1D = 128,
   ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddMemsetNode = 131,
@@ -37,6 +39,7 @@ typedef enum rocprofiler_hip_runtime_api_id_t {
   ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamDestroy = 337,
   ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamEndCapture = 338,
   ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamSynchronize = 346,
+  ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamWaitEvent = 348,
   ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphLaunch_spt = 420,
   ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphInstantiateWithParams = 438,
 } rocprofiler_hip_runtime_api_id_t;
@@ -144,6 +147,18 @@ typedef union rocprofiler_hip_api_args_t {
   struct {
     int deviceId;
   } hipSetDevice;
+  struct {
+    void** event;  // hipEvent_t*, out
+  } hipEventCreate;
+  struct {
+    void* event;   // hipEvent_t
+    void* stream;  // hipStream_t
+  } hipEventRecord;
+  struct {
+    void* stream;
+    void* event;
+    unsigned int flags;
+  } hipStreamWaitEvent;
   uint64_t reserved_size_[11];
 } rocprofiler_hip_api_args_t;
 
