@@ -370,6 +370,12 @@ for case in cases:
             check(spans["outer"] == 5 and spans["branch"] == 5 and not spans["x"] and not spans["y"],
                   f"forked: one device span per replay and range ({dict(spans)})")
             check(unscoped == 2, f"forked: 2 launches counted unscoped ({unscoped})")
+            # The simulator runs the forked graph breadth first, as CLR does, not in capture
+            # order (a, b, c, d, e): a capture-order assumption would put c's scope on d.
+            ordinal = {e["name"]: e["args"]["graph node id"] & 0xFFFFFFFF for e in kernels
+                       if e["name"].startswith("fk_") and "graph node id" in e.get("args", {})}
+            check(ordinal == {"fk_a": 0, "fk_b": 1, "fk_d": 2, "fk_c": 3, "fk_e": 4},
+                  f"forked: run order a, b, d, c, e ({ordinal})")
     elif case == "autopick":
         # No SDK on the loader path: --backend rocm says so and runs nothing.
         out = os.path.join(tmp, "nosdk.json")
