@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "base/chunked_vector.h"
@@ -78,6 +79,13 @@ class ReconstructingStage : public AttributionStage {
   // made exactly ranges.size() dispatches (else 0: the backend did not see every node). Call after
   // ExecInstantiated, and after ExecUpdated (empty `ranges`: none known any more).
   virtual void ExecScopes(uint64_t exec_handle, std::vector<uint64_t> ranges) = 0;
+  // The same for a graph whose run order is not known (a capture forked to other streams): a
+  // keyed kernel of that exec whose name is in `by_kernel` gets its range, where its launch made
+  // exactly `launches` dispatches (the launches captured); other records none. In place of
+  // ExecScopes for that exec and version.
+  virtual void ExecKernelScopes(uint64_t exec_handle,
+                                std::vector<std::pair<StringId, uint64_t>> by_kernel,
+                                uint32_t launches) = 0;
   // ---- The launching thread: around the launch call (`correlation`: its SDK id). ----
   virtual void LaunchBegin(uint64_t exec_handle, uint64_t stream, uint64_t correlation) = 0;
   virtual void LaunchEnd() = 0;
