@@ -4,6 +4,7 @@
 //   inject     the injection library loaded, CUPTI not called at all
 //   subscribe  a subscriber with the runtime API callback of cudaGraphLaunch only, no activity
 //              (what any tracer that decides per launch pays)
+//   subscribe_first  the same, with kernel activity enabled around the first graph launch only
 #include <cupti.h>
 
 #include <atomic>
@@ -37,9 +38,17 @@ void AtExit() {
 
 std::atomic<unsigned long long> g_launches{0};
 
+bool g_first_only = false;
+
 void CUPTIAPI OnApi(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void* data) {
   const auto* d = static_cast<const CUpti_CallbackData*>(data);
-  if (d->callbackSite == CUPTI_API_ENTER) g_launches.fetch_add(1, std::memory_order_relaxed);
+  if (d->callbackSite == CUPTI_API_ENTER) {
+    if (g_launches.fetch_add(1, std::memory_order_relaxed) == 0 && g_first_only) {
+      cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    }
+  } else if (g_first_only && g_launches.load(std::memory_order_relaxed) == 1) {
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  }
 }
 
 void AtExitSubscribed() {
@@ -51,7 +60,9 @@ void AtExitSubscribed() {
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
   const char* mode = std::getenv("CUPTI_FLOOR_MODE");
   if (mode != nullptr && std::strcmp(mode, "inject") == 0) return 1;
-  if (mode != nullptr && std::strcmp(mode, "subscribe") == 0) {
+  g_first_only = mode != nullptr && std::strcmp(mode, "subscribe_first") == 0;
+  if (g_first_only) cuptiActivityRegisterCallbacks(&Requested, &Completed);
+  if (mode != nullptr && (std::strcmp(mode, "subscribe") == 0 || g_first_only)) {
     static CUpti_SubscriberHandle subscriber;
     cuptiSubscribe(&subscriber, &OnApi, nullptr);
     cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,

@@ -18,6 +18,7 @@ p.add_argument("--sample", type=int, default=20)
 p.add_argument("--runs", type=int, default=3)
 p.add_argument("--workload", choices=["graph_replay", "torch_mlp"], default="graph_replay")
 p.add_argument("--replays", type=int, default=None)
+p.add_argument("--show", type=int, default=8, help="rows shown, largest difference first")
 a = p.parse_args()
 here = os.path.dirname(os.path.abspath(__file__))
 if a.workload == "graph_replay":
@@ -61,6 +62,7 @@ print(f"workload {a.workload}: {a.runs} runs per mode, alternated; sampled: {sam
 print(f"{'graph.node':<12}{'name':<40}{'share':>7}{'full us':>10}{'sampled us':>11}{'replays':>9}{'diff':>8}")
 worst = 0.0
 checked = 0
+rows = []
 for k in keys:
     names = {m[k][0] for m in full + sampled}
     share = sum(m[k][3] for m in full) / len(full) / gpu_total
@@ -73,5 +75,8 @@ for k in keys:
     worst = max(worst, abs(d))
     checked += 1
     name = next(iter(names)) if len(names) == 1 else "(names differ!)"
-    print(f"{k[0]}.{k[1]:<10}{name[:38]:<40}{share:>7.3f}{f:>10.3f}{s:>11.3f}{reps:>9.0f}{d:>+8.2%}")
+    rows.append((abs(d), f"{k[0]}.{k[1]:<10}{name[:38]:<40}{share:>7.3f}{f:>10.3f}{s:>11.3f}"
+                         f"{reps:>9.0f}{d:>+8.2%}"))
+for _, row in sorted(rows, reverse=True)[:a.show]:  # the largest differences first
+    print(row)
 print(f"nodes with >= 1 % of GPU time: {checked}; largest |difference| of the mean: {worst:.2%}")
