@@ -111,4 +111,28 @@ t = load(out)
 per = replays_per_node(t)
 c.check("sampling" not in t["nodescope"] and max(len(v) for v in per.values()) == 32 and
         set(max(per.values(), key=len).values()) == {200}, "--sample 1 traces every replay")
+# 5. Complete files however a sampled run ends: exit() with replays queued, SIGINT, a crash.
+import signal  # noqa: E402
+import time  # noqa: E402
+example = os.path.join(args.bin_dir, "graph_replay")
+for how, extra in (("exit", ["--exit"]), ("SIGINT", ["--hang"]), ("crash", ["--crash"])):
+    out = os.path.join(tmp, f"end-{how}.json")
+    p = subprocess.Popen([args.nodescope, "run", "-o", out, "--sample", "10", "--", example,
+                          "--replays", "2000", *extra],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if how == "SIGINT":
+        p.stdout.readline()
+        time.sleep(0.2)
+        p.send_signal(signal.SIGINT)
+    p.communicate(timeout=120)
+    try:
+        t = load(out)
+        per = replays_per_node(t)
+        big = max(per.values(), key=len)
+        kept = t["nodescope"]["sampling"]["graph_launches_traced"]
+        c.check(len(big) == 32 and len(set(big.values())) == 1 and 150 <= kept <= 260,
+                f"{how}: sampled trace complete (32 nodes x {set(big.values())} replays, "
+                f"{kept} launches kept)")
+    except Exception as e:  # noqa: BLE001
+        c.check(False, f"{how}: sampled trace readable ({e})")
 c.finish()
