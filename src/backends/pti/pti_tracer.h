@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 
+#include "attribution/stage.h"
 #include "backends/backend.h"
 #include "backends/pti/pti_api.h"
 #include "backends/pti/pti_decoder.h"
@@ -35,6 +36,7 @@ class PtiTracer final : public Tracer {
   Trace trace_;
   PtiApi api_;
   TracerOptions options_;
+  std::unique_ptr<SubmissionMatchingStage> stage_;  // graph kernels' keys (attribution/)
   std::optional<PtiDecoder> decoder_;
   std::mutex decode_mu_;  // one buffer at a time: PTI's delivery thread or a flush
   std::atomic<size_t> in_flight_{0};
