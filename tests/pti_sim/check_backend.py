@@ -18,6 +18,9 @@ then `nodescope check t.json`, then the program's ground truth (its `truth` line
   midrun             pti_sim_program exit_midrun and sigint_midrun (graphs replayed from two
                      threads without end), --exit-runs times each: a complete, valid trace, 0 wrong
   noprobe            no PTI on the loader path: refused, saying so
+  second_tool        pti_sim_program second_tool (another PTI user sets its callbacks mid-run, as
+                     PyTorch's profiler would): a valid trace of the work before, none after, the
+                     buffers taken counted (pti_buffers_not_returned) and warned about
 Prints one line per case and "pti backend: all checks passed" at the end."""
 import argparse
 import collections
@@ -34,7 +37,7 @@ p.add_argument("--program", required=True)
 p.add_argument("--ranges-program", required=True)
 p.add_argument("--sim-lib-dir", required=True)
 p.add_argument("--cases",
-               default="ranges,ranges_v1,scenarios,refused,graphs,exit,midrun,noprobe")
+               default="ranges,ranges_v1,scenarios,refused,graphs,exit,midrun,noprobe,second_tool")
 p.add_argument("--exit-runs", type=int, default=20)
 args = p.parse_args()
 tmp = tempfile.mkdtemp(prefix="nodescope_pti_")
@@ -294,6 +297,28 @@ def case_midrun():
               (which, complete, args.exit_runs, keyed))
 
 
+def case_second_tool():
+    out = os.path.join(tmp, "second_tool.json")
+    r = run([args.program, "second_tool"], out, {"NODESCOPE_BUFFER_SIZE_MB": "1"})
+    if not check(r.returncode == 0, "second_tool: run failed: %s" % r.stderr[-500:]):
+        return
+    ok, text = nodescope_check(out)
+    check(ok, "second_tool: nodescope check failed:\n%s" % text)
+    t = load(out)
+    names = collections.Counter(e["name"] for e in events(t, "kernel"))
+    counters = t["nodescope"]
+    taken = counters.get("pti_buffers_not_returned", 0)
+    warned = "never came back" in r.stderr
+    m = re.search(r"second tool: received (\d+) buffers", r.stdout)
+    check(names["before_takeover"] > 0 and names["after_takeover"] == 0 and taken > 0 and warned
+          and m and int(m.group(1)) == taken,
+          "second_tool: kernels %s, %d buffers not returned, warned %s, second tool got %s" %
+          (dict(names), taken, warned, m and m.group(1)))
+    print("second_tool: %d of 10000 kernels before the takeover kept, %d after; %d buffers taken "
+          "by the other tool (it counted %s), warned %s" %
+          (names["before_takeover"], names["after_takeover"], taken, m and m.group(1), warned))
+
+
 def case_refused():
     # Two buffers in flight for a program recording from several threads: requests are refused,
     # PTI drops what finds no buffer (it only logs); the trace stays valid and says so.
@@ -342,7 +367,8 @@ def case_noprobe():
 for case in args.cases.split(","):
     {"ranges": lambda: case_ranges("1.0.0"), "ranges_v1": lambda: case_ranges("0.17.0"),
      "scenarios": case_scenarios, "refused": case_refused, "exit": case_exit,
-     "noprobe": case_noprobe, "graphs": case_graphs, "midrun": case_midrun}[case]()
+     "noprobe": case_noprobe, "graphs": case_graphs, "midrun": case_midrun,
+     "second_tool": case_second_tool}[case]()
 if failures:
     print("pti backend: %d checks failed" % len(failures))
     sys.exit(1)

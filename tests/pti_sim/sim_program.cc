@@ -10,7 +10,8 @@
 //              6-node graph finalized while traced, submitted `replays` times, default 100),
 //              graph_visit (finalized before the kernel view is on: commands made at the first
 //              submission), graph_threads (two threads, two graphs), graph_handoff (a graph
-//              finalized on one thread, submitted from another), all; exit_midrun | sigint_midrun
+//              finalized on one thread, submitted from another), all; second_tool (another PTI
+//              user sets its callbacks mid-run); exit_midrun | sigint_midrun
 //              (two threads replaying graphs without end; after 50 ms the main thread calls
 //              exit(0) or raises SIGINT and waits for it to end the process)
 #include <atomic>
@@ -20,6 +21,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -214,6 +217,43 @@ void GraphHandoff(int replays) {
   std::printf("expect graph nodes=6 replays=%d handoff\n", replays);
 }
 
+// A second PTI user (PyTorch's profiler, say) starting mid-run: it sets its own buffer callbacks
+// (PTI keeps one set per process), so buffers handed out before come back to it. Unlike
+// PyTorch's (which looks each buffer up in its own map unchecked), this one counts such buffers
+// and leaves them alone.
+std::mutex g_second_mu;
+std::set<unsigned char*> g_second_buffers;
+int g_second_foreign = 0;
+void SecondRequested(unsigned char** buffer, size_t* size) {
+  *size = 1 << 16;
+  *buffer = static_cast<unsigned char*>(std::malloc(*size));
+  std::lock_guard<std::mutex> lock(g_second_mu);
+  g_second_buffers.insert(*buffer);
+}
+void SecondCompleted(unsigned char* buffer, size_t, size_t) {
+  std::lock_guard<std::mutex> lock(g_second_mu);
+  if (g_second_buffers.erase(buffer) != 0) {
+    std::free(buffer);
+  } else if (buffer != nullptr) {
+    ++g_second_foreign;
+  }
+}
+void SecondTool() {
+  Queue* q = simsycl::CreateQueue(0);
+  // Enough work to fill a few buffers of a megabyte before the other tool starts.
+  for (int i = 0; i < 10000; ++i) {
+    simsycl::Launch(q, "before_takeover", 1000, __LINE__);
+    if (i % 100 == 99) simsycl::Wait(q);
+  }
+  simsycl::Wait(q);
+  if (ptiViewSetCallbacks(SecondRequested, SecondCompleted) != PTI_SUCCESS) std::abort();
+  for (int i = 0; i < 100; ++i) simsycl::Launch(q, "after_takeover", 1000, __LINE__);
+  simsycl::Wait(q);
+  ptiFlushAllViews();
+  std::lock_guard<std::mutex> lock(g_second_mu);
+  std::printf("second tool: received %d buffers it never gave out\n", g_second_foreign);
+}
+
 // Two threads replaying graphs without end; the process ends mid-run.
 [[noreturn]] void MidRun(bool sigint) {
   for (int t = 0; t < 2; ++t) {
@@ -257,6 +297,7 @@ int main(int argc, char** argv) {
   if (all || scenario == "graph_threads") known = true, GraphThreads(replays);
   if (all || scenario == "graph_visit") known = true, GraphVisit(replays);
   if (scenario == "graph_handoff") known = true, GraphHandoff(replays);
+  if (scenario == "second_tool") known = true, SecondTool();
   if (scenario == "exit_midrun" || scenario == "sigint_midrun") MidRun(scenario[0] == 's');
   if (!known) {
     std::fprintf(stderr, "unknown scenario %s\n", scenario.c_str());
