@@ -23,7 +23,12 @@ PtiApi g_range_api;
 // once per buffer, never per record. Never destroyed: PTI may deliver from its own thread after
 // static destructors have run.
 std::mutex g_buffers_mu;
-auto* g_buffers = new std::unordered_map<unsigned char*, uint64_t>;
+// Constructed on first use: the session can start from a library constructor that runs before
+// this file's dynamic initialisation (api/pti_injection.cc), so no global may need it.
+std::unordered_map<unsigned char*, uint64_t>& Buffers() {
+  static auto* buffers = new std::unordered_map<unsigned char*, uint64_t>;
+  return *buffers;
+}
 uint64_t g_buffers_issued = 0;
 std::atomic<uint64_t> g_foreign_buffers{0};
 
@@ -111,14 +116,14 @@ void PtiTracer::OnRequest(unsigned char** buffer, size_t* size) {
   }
   *size = self->options_.buffer_bytes;
   std::lock_guard<std::mutex> lock(g_buffers_mu);
-  g_buffers->emplace(*buffer, ++g_buffers_issued);
+  Buffers().emplace(*buffer, ++g_buffers_issued);
 }
 
 void PtiTracer::OnComplete(unsigned char* buffer, size_t, size_t used) {
   if (buffer == nullptr) return;
   {
     std::lock_guard<std::mutex> lock(g_buffers_mu);
-    if (g_buffers->erase(buffer) == 0) {
+    if (Buffers().erase(buffer) == 0) {
       // Another PTI user's buffer (it set its callbacks before ours): not ours to read or free.
       if (g_foreign_buffers.fetch_add(1) == 0) {
         std::fprintf(stderr,
@@ -172,7 +177,7 @@ Status PtiTracer::Stop() {
   uint64_t not_returned = 0;
   {
     std::lock_guard<std::mutex> lock(g_buffers_mu);
-    for (const auto& [buffer, number] : *g_buffers) not_returned += number <= issued_before_flush;
+    for (const auto& [buffer, number] : Buffers()) not_returned += number <= issued_before_flush;
   }
   if (not_returned != 0) {
     std::fprintf(stderr,
