@@ -11,20 +11,32 @@ import random
 import re
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 
 p = argparse.ArgumentParser()
 p.add_argument("--bin-dir", required=True)
 p.add_argument("--lib-dir", required=True)
-p.add_argument("--replays", type=int, default=5000)
+p.add_argument("--replays", type=int, default=None,
+               help="replays of the workload (graph_replay: 5000, torch_mlp: 400)")
+p.add_argument("--workload", choices=["graph_replay", "torch_mlp"], default="graph_replay",
+               help="graph_replay: 32 short kernels per replay; torch_mlp: bench/torch_mlp.py")
 p.add_argument("--rounds", type=int, default=9)
 p.add_argument("--ranges", action="store_true",
                help="also time --ranges (an NVTX range around every replay), bare and traced")
+p.add_argument("--floor", action="append", default=[],
+               help="NAME=MODE: the CUPTI floor library in another CUPTI_FLOOR_MODE (cupti_floor.cc)")
 p.add_argument("--extra", action="append", default=[],
                help="NAME=ENV1=V1,ENV2=V2: another nodescope configuration to time")
 a = p.parse_args()
-example = [os.path.join(a.bin_dir, "graph_replay"), "--replays", str(a.replays)]
+if a.workload == "graph_replay":
+    a.replays = a.replays or 5000
+    example = [os.path.join(a.bin_dir, "graph_replay"), "--replays", str(a.replays)]
+else:
+    a.replays = a.replays or 400
+    example = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                            "torch_mlp.py"), str(a.replays)]
 tmp = tempfile.mkdtemp()
 configs = {
     "bare": (example, {}),
@@ -32,14 +44,18 @@ configs = {
     "nodescope": ([os.path.join(a.bin_dir, "nodescope"), "run", "-o", os.path.join(tmp, "t.json"),
                    "--"] + example, {}),
 }
-configs["injected_only"] = (example, {
-    "CUDA_INJECTION64_PATH": os.path.join(a.lib_dir, "libnodescope_cupti.so"),
-    "NODESCOPE_OUTPUT": os.path.join(tmp, "direct.json")})
+if a.workload == "graph_replay":
+    configs["injected_only"] = (example, {
+        "CUDA_INJECTION64_PATH": os.path.join(a.lib_dir, "libnodescope_cupti.so"),
+        "NODESCOPE_OUTPUT": os.path.join(tmp, "direct.json")})
 p_ranges = example + ["--ranges"]
 if a.ranges:
     configs["bare_ranges"] = (p_ranges, {})
     configs["nodescope_ranges"] = ([os.path.join(a.bin_dir, "nodescope"), "run", "-o",
                                     os.path.join(tmp, "r.json"), "--"] + p_ranges, {})
+for spec in a.floor:
+    name, _, mode = spec.partition("=")
+    configs[name] = (example, {**configs["cupti_floor"][1], "CUPTI_FLOOR_MODE": mode})
 for spec in a.extra:
     name, _, envs = spec.partition("=")
     env = dict(kv.split("=", 1) for kv in envs.split(",") if kv)
@@ -64,8 +80,8 @@ for name in configs:  # the first round warms the GPU, the driver and the page c
     loop[name] = loop[name][1:]
     wall[name] = wall[name][1:]
 
-dispatches = a.replays * 32
-print(f"workload: {a.replays} replays x 32 kernels = {dispatches} graph kernels, {a.rounds} rounds (+1 warm-up), order shuffled per round")
+dispatches = a.replays * 32 if a.workload == "graph_replay" else None
+print(f"workload: {a.workload}, {a.replays} replays, {a.rounds} rounds (+1 warm-up), order shuffled per round")
 # CUPTI runs are bimodal from run to run (see bench/RESULTS.md): ratios use the minimum, the
 # stable estimator; medians are shown for reference.
 print(f"{'config':<18}{'loop ms min':>12}{'median':>9}{'max':>9}{'min/bare':>10}{'min/floor':>10}"
@@ -76,5 +92,6 @@ for name in configs:
     print(f"{name:<18}{lm:>12.2f}{statistics.median(loop[name]):>9.2f}{max(loop[name]):>9.2f}"
           f"{lm / bl:>10.3f}{lm / fl:>10.3f}{statistics.median(wall[name]):>12.1f}")
 ns = min(loop["nodescope"])
-print(f"per dispatch (minima): floor {(fl - bl) * 1e6 / dispatches:+.0f} ns over bare, nodescope "
-      f"{(ns - fl) * 1e6 / dispatches:+.1f} ns over the floor")
+if dispatches:
+    print(f"per dispatch (minima): floor {(fl - bl) * 1e6 / dispatches:+.0f} ns over bare, nodescope "
+          f"{(ns - fl) * 1e6 / dispatches:+.1f} ns over the floor")

@@ -29,6 +29,12 @@ StatusOr<std::unique_ptr<TracingSession>> TracingSession::Start(std::string_view
   if (RegisteredTracers().empty()) loaded = LoadBuiltBackendLibraries();
   StatusOr<std::unique_ptr<Tracer>> tracer = CreateTracer(backend);
   if (!tracer.ok()) return loaded.ok() ? tracer.status() : loaded;
+  if (options->sample_every > 1 && !(*tracer)->can_sample()) {
+    return FailedPreconditionError("the " + std::string((*tracer)->name()) +
+                                   " backend cannot sample launches (NODESCOPE_SAMPLE=" +
+                                   std::to_string(options->sample_every) +
+                                   "): unset it to trace every launch");
+  }
   RETURN_IF_ERROR((*tracer)->Start(*options));
   RangeRecorder& ranges = RangeRecorder::Get();
   RangeRecorder::CounterValues baseline;

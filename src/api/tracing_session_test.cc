@@ -56,6 +56,18 @@ class SessionTest : public ::testing::Test {
   void TearDown() override { RangeRecorder::Get().Disarm(); }
 };
 
+// The fake backend cannot sample: asking for it is a clear error, before the backend starts.
+TEST_F(SessionTest, SamplingRefusedByABackendThatCannotSample) {
+  setenv("NODESCOPE_SAMPLE", "20", 1);
+  auto session = TracingSession::Start("fake", TracingSession::Scope::kRegion);
+  unsetenv("NODESCOPE_SAMPLE");
+  ASSERT_FALSE(session.ok());
+  EXPECT_NE(session.status().message().find("fake backend cannot sample launches"),
+            std::string::npos)
+      << session.status().message();
+  EXPECT_EQ(g_fake.starts, 0);
+}
+
 TEST_F(SessionTest, RegionStartsTheBackendArmsRangesAndFinishesTheTraceOnce) {
   RangeRecorder& ranges = RangeRecorder::Get();
   ranges.Pop();  // unbalanced, before the session: not the session's to report

@@ -33,6 +33,37 @@ inline uint32_t IdentityOf(const GpuActivity& a) {
   return 3u << 30;
 }
 
+// The 20 size bits of ReconstructedIdentityOf: exact below 2^19 bytes (512 KiB), else a hash of
+// the size with bit 19 set, so two sizes above that may (rarely) look alike.
+inline uint32_t SizeIdentity(uint64_t bytes) {
+  constexpr uint64_t kExact = uint64_t{1} << 19;
+  if (bytes < kExact) return static_cast<uint32_t>(bytes);
+  uint64_t h = bytes * 0x9E3779B97F4A7C15ull;
+  h ^= h >> 29;
+  return static_cast<uint32_t>(kExact | (h & (kExact - 1)));
+}
+
+// Identity where nothing but the work tells nodes apart (reconstructed attribution, whose records
+// carry no node id): as IdentityOf, with the size of a copy or fill too, so a copy resized by an
+// update is another node's work (a new node id, as for a kernel changed) and a copy of another
+// size at a node's ordinal fails its check. Native ids (IdentityOf) keep a copy's key whatever
+// its size.
+inline uint32_t ReconstructedIdentityOf(const GpuActivity& a) {
+  switch (a.kind) {
+    case ActivityKind::kMemcpy:
+      return (1u << 30) | ((static_cast<uint32_t>(a.copy.direction) & 0xfu) << 26) |
+             ((static_cast<uint32_t>(a.copy.src_kind) & 7u) << 23) |
+             ((static_cast<uint32_t>(a.copy.dst_kind) & 7u) << 20) | SizeIdentity(a.copy.bytes);
+    case ActivityKind::kMemset:
+      return (2u << 30) | ((static_cast<uint32_t>(a.fill.memory_kind) & 7u) << 27) |
+             SizeIdentity(a.fill.bytes);
+    default:
+      return IdentityOf(a);
+  }
+}
+static_assert(static_cast<uint32_t>(CopyDirection::kCount) <= 16 &&
+              static_cast<uint32_t>(MemoryKind::kCount) <= 8);
+
 // Where keys may go. The defaults are the real limits; tests shrink them to reach the edges.
 struct KeySpace {
   uint32_t graph_id_limit = 1u << 21;  // graph ids at or past this get no keys (2^21 << 32 = 2^53)

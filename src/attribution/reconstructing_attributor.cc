@@ -326,7 +326,7 @@ bool ReconstructingAttributor::Resolve(GpuActivity& a, uint64_t tag, uint64_t qu
     withheld_.Add(WithheldReason::kDispatchCountMismatch);
     return true;
   }
-  const uint32_t identity = IdentityOf(a);
+  const uint32_t identity = ReconstructedIdentityOf(a);
   if (ordinal >= g.nodes.size()) g.nodes.resize(size_t{ordinal} + 1);
   uint32_t* key = nullptr;
   switch (g.nodes[ordinal].Check(version, identity, &key)) {
@@ -435,9 +435,13 @@ ReconstructingAttributor::Hazard ReconstructingAttributor::HazardVerdict(LaunchS
                                                                          uint64_t queue,
                                                                          bool final) {
   if (slot->verdict != 0) return slot->verdict == 1 ? Hazard::kProven : Hazard::kWithheld;
+  const uint64_t own = QueueOfStream(slot->stream.load(std::memory_order_relaxed));
+  if (queue == kLaunchQueue) {  // a copy: on its stream's queue, once a dispatch has placed it
+    if (own == kUnknownQueue && !final) return Hazard::kUndecided;
+    queue = own == kUnknownQueue || own == kConflict ? kNoQueue : own;
+  }
   bool proven = queue != kNoQueue;
   bool unknown = false;
-  const uint64_t own = QueueOfStream(slot->stream.load(std::memory_order_relaxed));
   if (own != queue || own == kConflict) proven = false;
   const uint32_t n = slot->peer_count.load(std::memory_order_acquire);
   if (n > LaunchSlot::kMaxPeers) proven = false;

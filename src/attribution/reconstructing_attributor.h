@@ -76,7 +76,10 @@ class ReconstructingAttributor {
   // hardware queue the dispatch ran on (kNoQueue: unknown, so a launch with peers is withheld).
   // Returns false, touching nothing, when its launch had a peer whose queue no decoded dispatch
   // has shown yet and `final` is false: resolve it again after later batches (final at the end).
+  // kLaunchQueue: work that is not a packet on a hardware queue (an SDMA copy), submitted by the
+  // thread that submits its launch's packets: judged with its launch, on its stream's queue.
   static constexpr uint64_t kNoQueue = ~uint64_t{0};
+  static constexpr uint64_t kLaunchQueue = ~uint64_t{0} - 3;
   bool Resolve(GpuActivity& a, uint64_t tag, uint64_t queue = kNoQueue, bool final = true);
   // Launches that had peers: proven by queues, and withheld (counted once per launch).
   uint64_t overlapped_launches_proven() const { return hazard_proven_; }

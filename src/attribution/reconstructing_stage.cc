@@ -43,7 +43,18 @@ class ReconstructingStageImpl final : public ReconstructingStage {
     const uint32_t graph_id = attributor_->ExecNow(exec_handle, &version);
     if (graph_id == 0) return;
     std::lock_guard<std::mutex> lock(scopes_mu_);
-    scope_queue_.push_back(ScopeEpoch{graph_id, version, std::move(ranges)});
+    scope_queue_.push_back(ScopeEpoch{graph_id, version, std::move(ranges), {}, 0});
+    scopes_any_.store(true, std::memory_order_release);
+  }
+
+  void ExecKernelScopes(uint64_t exec_handle, std::vector<std::pair<StringId, uint64_t>> by_kernel,
+                        uint32_t launches) override {
+    if (attributor_ == nullptr) return;
+    uint32_t version = 0;
+    const uint32_t graph_id = attributor_->ExecNow(exec_handle, &version);
+    if (graph_id == 0) return;
+    std::lock_guard<std::mutex> lock(scopes_mu_);
+    scope_queue_.push_back(ScopeEpoch{graph_id, version, {}, std::move(by_kernel), launches});
     scopes_any_.store(true, std::memory_order_release);
   }
 
@@ -72,14 +83,15 @@ class ReconstructingStageImpl final : public ReconstructingStage {
     DrainScopes();
     // Where each launch's packets went first, so a launch is judged on the whole batch.
     gpu.ForEachFrom(first, [this](GpuActivity& a) {
-      if (a.graph_id == kProvisionalGraphId) attributor_->ObserveQueue(a.graph_node_id, a.stream);
+      if (a.graph_id == kProvisionalGraphId && a.kind == ActivityKind::kKernel)
+        attributor_->ObserveQueue(a.graph_node_id, a.stream);
     });
     Retry(gpu, false);
     size_t i = first;
     gpu.ForEachFrom(first, [this, &i](GpuActivity& a) {
       if (a.graph_id == kProvisionalGraphId) {
         const uint64_t tag = a.graph_node_id;
-        if (attributor_->Resolve(a, tag, a.stream, false)) {
+        if (attributor_->Resolve(a, tag, QueueOf(a), false)) {
           Scope(a, tag);
         } else {
           pending_.push_back(i);
@@ -114,7 +126,7 @@ class ReconstructingStageImpl final : public ReconstructingStage {
       if (index < gpu.first_index()) continue;  // left a ring window (backends/ring_window.h)
       GpuActivity& a = gpu[index];
       const uint64_t tag = a.graph_node_id;
-      if (attributor_->Resolve(a, tag, a.stream, final)) {
+      if (attributor_->Resolve(a, tag, QueueOf(a), final)) {
         Scope(a, tag);
       } else {
         pending_[kept++] = index;
@@ -123,11 +135,19 @@ class ReconstructingStageImpl final : public ReconstructingStage {
     pending_.resize(kept);
   }
 
+  // A dispatch's hardware queue (the backend's stream field); a copy has none (an SDMA copy the
+  // launching thread submits) and is judged with its launch.
+  static uint64_t QueueOf(const GpuActivity& a) {
+    return a.kind == ActivityKind::kKernel ? a.stream : ReconstructingAttributor::kLaunchQueue;
+  }
+
   // ---- Capture-time ranges by (graph id, exec version, ordinal). ----
   struct ScopeEpoch {
     uint32_t graph_id;
     uint32_t version;  // from this exec version on
     std::vector<uint64_t> ranges;
+    std::vector<std::pair<StringId, uint64_t>> by_kernel;  // used where launches != 0
+    uint32_t launches;
   };
   void DrainScopes() {
     if (!scopes_any_.load(std::memory_order_acquire)) [[likely]]
@@ -148,6 +168,16 @@ class ReconstructingStageImpl final : public ReconstructingStage {
     if (it == scopes_.end() || !attributor_->LaunchOf(tag, &ordinal, &version, &dispatches)) return;
     for (auto e = it->second.rbegin(); e != it->second.rend(); ++e) {
       if (e->version > version) continue;
+      if (e->launches != 0) {  // by kernel (a forked capture)
+        if (dispatches != e->launches || a.kind != ActivityKind::kKernel) return;
+        for (const auto& [name, range] : e->by_kernel) {
+          if (name == a.kernel.name) {
+            a.capture_range_id = range;
+            break;
+          }
+        }
+        return;
+      }
       // A launch that made another number of dispatches ran nodes the backend never saw.
       if (e->ranges.size() == dispatches && ordinal < dispatches) {
         a.capture_range_id = e->ranges[ordinal];

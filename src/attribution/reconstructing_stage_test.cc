@@ -27,6 +27,17 @@ GpuActivity Dispatch(StringId kernel, uint64_t tag, uint32_t queue) {
   return a;
 }
 
+// An SDMA copy as the decoder stores it: no hardware queue (stream 0).
+GpuActivity Copy(uint64_t bytes, uint64_t tag) {
+  GpuActivity a{};
+  a.kind = ActivityKind::kMemcpy;
+  a.copy.direction = CopyDirection::kHtoD;
+  a.copy.bytes = bytes;
+  a.graph_id = tag != 0 ? kProvisional : 0;
+  a.graph_node_id = tag;
+  return a;
+}
+
 uint64_t Withheld(const AttributionInfo& info, const char* reason) {
   for (const auto& [r, n] : info.withheld)
     if (r == reason) return n;
@@ -107,6 +118,26 @@ TEST(ReconstructingStage, ExecScopesFollowOrdinalsIntoReplays) {
   }
 }
 
+TEST(ReconstructingStage, ExecKernelScopesGoByKernelName) {
+  // A forked capture: the run order is not known, the ranges go by kernel.
+  auto s = MakeReconstructingStage(true);
+  ChunkedVector<GpuActivity> gpu;
+  s->ExecInstantiated(0x1000, 0);
+  s->ExecKernelScopes(0x1000, {{8, 55}, {9, 66}}, 3);
+  Launch(*s, 0x1000, 0x50, 1, {9, 7, 8}, gpu);
+  s->ExecUpdated(0x1000);  // now 4 nodes: a node the backend did not see
+  s->ExecKernelScopes(0x1000, {{8, 55}}, 3);
+  Launch(*s, 0x1000, 0x50, 1, {9, 7, 8, 5}, gpu);
+  s->Process(gpu, 0);
+  EXPECT_EQ(gpu[0].capture_range_id, 66u);
+  EXPECT_EQ(gpu[1].capture_range_id, 0u);
+  EXPECT_EQ(gpu[2].capture_range_id, 55u);
+  for (size_t i = 3; i < 7; ++i) {
+    EXPECT_EQ(gpu[i].graph_id, 1u);
+    EXPECT_EQ(gpu[i].capture_range_id, 0u) << "4 dispatches, 3 launches captured: none";
+  }
+}
+
 TEST(ReconstructingStage, OffSwitchClearsProvisionalKeys) {
   auto s = MakeReconstructingStage(false);
   ChunkedVector<GpuActivity> gpu;
@@ -126,18 +157,21 @@ TEST(ReconstructingStage, OffSwitchClearsProvisionalKeys) {
 struct Overlap {
   ChunkedVector<GpuActivity> gpu;
   std::unique_ptr<ReconstructingStage> s = MakeReconstructingStage(true);
-  explicit Overlap(uint32_t queue_b, uint64_t stream_b = 0xb0, bool swap = false) {
+  // `copies`: each launch starts with an SDMA copy, decoded before any kernel.
+  explicit Overlap(uint32_t queue_b, uint64_t stream_b = 0xb0, bool swap = false,
+                   bool copies = false) {
     s->ExecInstantiated(0xa, 0);
     s->ExecInstantiated(0xb, 0);
     std::atomic<int> step{0};
     auto wait = [&](int n) {
       while (step.load() < n) std::this_thread::yield();
     };
-    std::vector<GpuActivity> a, b;
+    std::vector<GpuActivity> a, b, c;
     std::thread ta([&] {
       s->LaunchBegin(0xa, 0xa0, 0);
       step = 1;
       wait(2);
+      if (copies) c.push_back(Copy(4096, s->OnDispatch(0)));
       a.push_back(Dispatch(1, s->OnDispatch(0), 1));
       // Under the hazard this thread writes B's first packet (same kernels in both execs).
       if (swap) a.push_back(Dispatch(1, s->OnDispatch(0), queue_b));
@@ -151,6 +185,7 @@ struct Overlap {
       s->LaunchBegin(0xb, stream_b, 0);
       step = 2;
       wait(3);
+      if (copies) c.push_back(Copy(8192, s->OnDispatch(0)));
       if (!swap) b.push_back(Dispatch(1, s->OnDispatch(0), queue_b));
       b.push_back(Dispatch(2, s->OnDispatch(0), queue_b));
       if (swap) b.push_back(Dispatch(1, s->OnDispatch(0), queue_b));  // A's packet, B's tag
@@ -159,6 +194,7 @@ struct Overlap {
     });
     ta.join();
     tb.join();
+    for (auto& x : c) gpu.push_back(x);
     for (auto& x : a) gpu.push_back(x);
     for (auto& x : b) gpu.push_back(x);
     s->Process(gpu, 0);
@@ -184,6 +220,52 @@ TEST(ReconstructingStage, OverlapOnSharedQueueIsWithheld) {
   o.s->Report(&info);
   EXPECT_EQ(Withheld(info, "hazard_unproven"), 4u);
   EXPECT_EQ(o.s->overlapped_launches_withheld(), 2u);
+}
+
+TEST(ReconstructingStage, CopiesAreJudgedWithTheirLaunch) {
+  // A copy has no hardware queue; decoded before its launch's kernels it must neither place the
+  // launch's stream on a queue of its own (which made every overlapped launch with a copy node
+  // unprovable) nor be keyed unless its launch is.
+  Overlap proven(/*queue_b=*/2, 0xb0, false, /*copies=*/true);
+  EXPECT_EQ(proven.Keyed(), 6u);
+  EXPECT_EQ(proven.s->overlapped_launches_proven(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(proven.gpu[i].kind, ActivityKind::kMemcpy);
+    EXPECT_EQ(proven.gpu[i].graph_node_id & 0xffffffffu, 0u) << "a copy is its launch's node 0";
+  }
+  Overlap shared(/*queue_b=*/1, 0xb0, false, /*copies=*/true);
+  EXPECT_EQ(shared.Keyed(), 0u);
+  AttributionInfo info;
+  shared.s->Report(&info);
+  EXPECT_EQ(Withheld(info, "hazard_unproven"), 6u);
+}
+
+TEST(ReconstructingStage, CopyResizedByAnUpdateGetsANewNodeId) {
+  auto s = MakeReconstructingStage(true);
+  ChunkedVector<GpuActivity> gpu;
+  s->ExecInstantiated(0x1000, 0);
+  auto launch = [&](uint64_t bytes) {
+    s->LaunchBegin(0x1000, 0x50, 0);
+    gpu.push_back(Dispatch(7, s->OnDispatch(0), 1));
+    gpu.push_back(Copy(bytes, s->OnDispatch(0)));
+    s->LaunchEnd();
+  };
+  launch(4096);
+  launch(4096);
+  s->ExecUpdated(0x1000);
+  launch(1 << 20);  // the copy node resized
+  s->ExecUpdated(0x1000);
+  launch(4096);  // and back
+  s->Process(gpu, 0);
+  for (size_t i = 0; i < gpu.size(); ++i) EXPECT_EQ(gpu[i].graph_id, 1u) << i;
+  EXPECT_EQ(gpu[1].graph_node_id, (uint64_t{1} << 32) | 1);
+  EXPECT_EQ(gpu[3].graph_node_id, gpu[1].graph_node_id);
+  EXPECT_NE(gpu[5].graph_node_id, gpu[1].graph_node_id) << "another size is another node's work";
+  EXPECT_EQ(gpu[4].graph_node_id, gpu[0].graph_node_id) << "the kernel node keeps its key";
+  EXPECT_EQ(gpu[7].graph_node_id, gpu[1].graph_node_id) << "back to the first size, first key";
+  AttributionInfo info;
+  s->Report(&info);
+  EXPECT_EQ(info.new_node_ids, 1u);
 }
 
 TEST(ReconstructingStage, OverlapOnOneStreamIsWithheld) {

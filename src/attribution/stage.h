@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "base/chunked_vector.h"
@@ -78,6 +79,13 @@ class ReconstructingStage : public AttributionStage {
   // made exactly ranges.size() dispatches (else 0: the backend did not see every node). Call after
   // ExecInstantiated, and after ExecUpdated (empty `ranges`: none known any more).
   virtual void ExecScopes(uint64_t exec_handle, std::vector<uint64_t> ranges) = 0;
+  // The same for a graph whose run order is not known (a capture forked to other streams): a
+  // keyed kernel of that exec whose name is in `by_kernel` gets its range, where its launch made
+  // exactly `launches` dispatches (the launches captured); other records none. In place of
+  // ExecScopes for that exec and version.
+  virtual void ExecKernelScopes(uint64_t exec_handle,
+                                std::vector<std::pair<StringId, uint64_t>> by_kernel,
+                                uint32_t launches) = 0;
   // ---- The launching thread: around the launch call (`correlation`: its SDK id). ----
   virtual void LaunchBegin(uint64_t exec_handle, uint64_t stream, uint64_t correlation) = 0;
   virtual void LaunchEnd() = 0;
@@ -101,5 +109,46 @@ class ReconstructingStage : public AttributionStage {
 
 // With `graph_attribution` off no record gets a key (provisional ones are cleared).
 std::unique_ptr<ReconstructingStage> MakeReconstructingStage(bool graph_attribution);
+
+// For SDKs whose records name each command of a graph (the same command, so the same id, on every
+// replay) and its execution only by the queue and the submit time (PTI: `_kernel_id`,
+// `_queue_handle`, `_submit_timestamp`; docs/pti-notes.md): no record names the execution or the
+// submission call. The decoder stores with every kernel, provisionally: graph_id =
+// kProvisionalGraphId, graph_node_id = the command's id, capture_range_id = the execution's submit
+// time (trace clock), context = the thread that recorded (appended) the command, stream = the
+// queue it ran on; correlation_id is the SDK's. As it decodes API records it reports each graph
+// submission call and each call appending a command to a graph (a graph kernel's correlation id
+// names one of the two). Finish() decides every record at once, when no more records come:
+//  * a kernel whose correlation names neither call is no graph's: no key, not counted;
+//  * an execution is the graph kernels of one queue whose submit times lie within the tolerance;
+//    it is tied to a submission call only when exactly one such call (of any thread) contains its
+//    submit time, that call is on the thread that recorded its commands (else the time alone
+//    cannot tell whose call it was), and no other execution is tied to that call;
+//  * a graph (graph id) is the set of commands of the first tied execution to show them; node
+//    ordinal = a command's rank by id among them. Every later execution must run exactly that set,
+//    and each node the kernel it was first seen to run;
+//  * keyed records take the submission call's correlation id (their flow goes to the replay's
+//    call); what cannot be proven keeps the SDK's, no key, and is counted per reason.
+class SubmissionMatchingStage : public AttributionStage {
+ public:
+  static constexpr uint32_t kProvisionalGraphId = 0xfffffffeu;
+  // PTI's own graph test compares times of one instant taken in two records within 40 ns.
+  static constexpr uint64_t kDefaultToleranceNs = 100;
+
+  // ---- The decoding thread, as API records are decoded (before Finish). ----
+  virtual void SubmissionCall(uint32_t correlation, uint32_t thread, uint64_t start_ns,
+                              uint64_t end_ns) = 0;
+  virtual void AppendCall(uint32_t correlation) = 0;
+  // Decides every provisional record of `gpu`. Call once, after the last Process().
+  virtual void Finish(ChunkedVector<GpuActivity>& gpu) = 0;
+
+  // Executions tied to their submission call, and not (their records withheld).
+  virtual uint64_t executions_tied() const = 0;
+  virtual uint64_t executions_withheld() const = 0;
+};
+
+// With `graph_attribution` off no record gets a key (provisional fields are cleared by Process).
+std::unique_ptr<SubmissionMatchingStage> MakeSubmissionMatchingStage(
+    bool graph_attribution, uint64_t tolerance_ns = SubmissionMatchingStage::kDefaultToleranceNs);
 
 }  // namespace nodescope

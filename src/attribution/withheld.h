@@ -29,14 +29,18 @@ enum class WithheldReason : uint8_t {
   // hardware queue (where packets of one launch can be written by the other thread and so be
   // tagged as its work), and nothing proved the credit (attribution/reconstructing_attributor.h).
   kHazardUnproven,
+  // Submission matching (PTI): the execution's submit time lies in no submission call of the
+  // thread that recorded its commands, or in more than one call, or its call is claimed by
+  // another execution too: which submission it was cannot be proven.
+  kSubmissionUnproven,
   kCount
 };
 
-inline constexpr std::array<const char*, 10> kWithheldReasonName = {
+inline constexpr std::array<const char*, 11> kWithheldReasonName = {
     "identity_mismatch",  "inconsistent_native_key", "ordinal_space_exhausted",
     "wrong_launch",       "dispatch_count_mismatch", "launch_in_progress",
     "graph_id_too_large", "exec_id_reused",          "stale_exec_version",
-    "hazard_unproven"};
+    "hazard_unproven",    "submission_unproven"};
 static_assert(kWithheldReasonName.size() == static_cast<size_t>(WithheldReason::kCount));
 
 struct WithheldCounts {

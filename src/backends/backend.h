@@ -22,6 +22,10 @@ struct TracerOptions {
   // Engine-issued graph keys (src/attribution); NODESCOPE_DISABLE_GRAPH_ATTRIBUTION=1 turns it
   // off and records keep the vendor's native ids (CUPTI's, which alias after exec updates).
   bool graph_attribution = true;
+  // NODESCOPE_SAMPLE=N (`nodescope run --sample N`): trace about 1 launch in N (every exec's
+  // first launch always), with the vendor's activity collection enabled only around those.
+  // 1 traces everything. Backends that cannot sample refuse it (Tracer::can_sample()).
+  uint32_t sample_every = 1;
   // Bounded memory (ring_window.h). NODESCOPE_RING: keep only the most recent window, trimmed by
   // the backend after each decoded batch (TrimWindow). The two below are the session's:
   // NODESCOPE_STREAM writes the window as the next part file each time it holds this many
@@ -32,15 +36,17 @@ struct TracerOptions {
 };
 
 // The ranges TracerOptionsFromEnv() accepts (README, "Environment variables").
-inline constexpr uint64_t kMaxBufferSizeMb = 1024;         // NODESCOPE_BUFFER_SIZE_MB: 1..1024
-inline constexpr uint64_t kMaxBuffers = 65536;             // NODESCOPE_MAX_BUFFERS: 2..65536
-inline constexpr uint64_t kMaxEvents = 1'000'000'000'000;  // NODESCOPE_MAX_EVENTS: 1..10^12
+inline constexpr uint64_t kMaxBufferSizeMb = 1024;          // NODESCOPE_BUFFER_SIZE_MB: 1..1024
+inline constexpr uint64_t kMaxBuffers = 65536;              // NODESCOPE_MAX_BUFFERS: 2..65536
+inline constexpr uint64_t kMaxEvents = 1'000'000'000'000;   // NODESCOPE_MAX_EVENTS: 1..10^12
+inline constexpr uint64_t kMaxSampleEvery = 1'000'000'000;  // NODESCOPE_SAMPLE: 1..10^9
 
-// Reads NODESCOPE_BUFFER_SIZE_MB, NODESCOPE_MAX_BUFFERS, NODESCOPE_MAX_EVENTS (whole decimal
-// numbers in the ranges above), NODESCOPE_DISABLE_GRAPH_ATTRIBUTION, NODESCOPE_RING,
-// NODESCOPE_STREAM (sizes or durations, ring_window.h) and NODESCOPE_CAPTURE_EVERY; a bad value
-// is an error naming the variable, never silently replaced. In ring or streaming mode the window
-// bounds memory, so NODESCOPE_MAX_EVENTS applies only when set.
+// Reads NODESCOPE_BUFFER_SIZE_MB, NODESCOPE_MAX_BUFFERS, NODESCOPE_MAX_EVENTS, NODESCOPE_SAMPLE
+// (whole decimal numbers in the ranges above), NODESCOPE_DISABLE_GRAPH_ATTRIBUTION,
+// NODESCOPE_RING, NODESCOPE_STREAM (sizes or durations, ring_window.h) and
+// NODESCOPE_CAPTURE_EVERY; a bad value is an error naming the variable, never silently replaced.
+// In ring or streaming mode the window bounds memory, so NODESCOPE_MAX_EVENTS applies only when
+// set.
 StatusOr<TracerOptions> TracerOptionsFromEnv();
 
 class Tracer {
@@ -53,6 +59,8 @@ class Tracer {
   virtual Status Stop() = 0;
   // The collected trace; complete after Stop().
   virtual Trace& trace() = 0;
+  // Whether Start() honours TracerOptions::sample_every > 1.
+  virtual bool can_sample() const { return false; }
 
   // ---- While running: captures and streaming parts (ring_window.h) ----
   // Hands every vendor buffer filled so far to the decoder (CUPTI: cuptiActivityFlushAll(0)).

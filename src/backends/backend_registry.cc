@@ -67,6 +67,9 @@ StatusOr<TracerOptions> TracerOptionsFromEnv() {
   o.buffer_bytes = static_cast<size_t>(mb) << 20;
   o.max_buffers = static_cast<size_t>(buffers);
   o.max_events = events;
+  uint64_t every = o.sample_every;
+  RETURN_IF_ERROR(ReadEnvDecimal("NODESCOPE_SAMPLE", 1, kMaxSampleEvery, &every));
+  o.sample_every = static_cast<uint32_t>(every);
   bool disable = false;
   RETURN_IF_ERROR(ReadEnvFlag("NODESCOPE_DISABLE_GRAPH_ATTRIBUTION", &disable));
   o.graph_attribution = !disable;

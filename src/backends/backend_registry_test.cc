@@ -11,8 +11,9 @@ namespace {
 class TracerOptionsFromEnvTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    for (const char* v : {"NODESCOPE_BUFFER_SIZE_MB", "NODESCOPE_MAX_BUFFERS",
-                          "NODESCOPE_MAX_EVENTS", "NODESCOPE_DISABLE_GRAPH_ATTRIBUTION"}) {
+    for (const char* v :
+         {"NODESCOPE_BUFFER_SIZE_MB", "NODESCOPE_MAX_BUFFERS", "NODESCOPE_MAX_EVENTS",
+          "NODESCOPE_DISABLE_GRAPH_ATTRIBUTION", "NODESCOPE_SAMPLE"}) {
       unsetenv(v);
     }
   }
@@ -28,6 +29,22 @@ TEST_F(TracerOptionsFromEnvTest, DefaultsAndValidValues) {
   ASSERT_TRUE(o.ok()) << o.status().ToString();
   EXPECT_EQ(o->buffer_bytes, size_t{1024} << 20);
   EXPECT_EQ(o->max_events, 5u);
+}
+
+TEST_F(TracerOptionsFromEnvTest, Sample) {
+  auto o = TracerOptionsFromEnv();
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->sample_every, 1u);
+  setenv("NODESCOPE_SAMPLE", "20", 1);
+  o = TracerOptionsFromEnv();
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->sample_every, 20u);
+  for (const char* bad : {"0", "1000000001", "1/20", "20%"}) {
+    setenv("NODESCOPE_SAMPLE", bad, 1);
+    o = TracerOptionsFromEnv();
+    EXPECT_FALSE(o.ok()) << "NODESCOPE_SAMPLE='" << bad << "' accepted";
+  }
+  unsetenv("NODESCOPE_SAMPLE");
 }
 
 TEST_F(TracerOptionsFromEnvTest, BufferSizeThatOverflowsTheShiftIsAnError) {

@@ -79,6 +79,20 @@ void WriteJob(const JobInfo& job, JsonOutput& out) {
   out.Raw("}}");
 }
 
+// ,"sampling":{...}: a sampled trace says how it was sampled and how many launches it holds.
+void WriteSampling(const SamplingInfo& s, JsonOutput& out) {
+  if (s.every <= 1) return;
+  out.Field(",\"sampling\":{\"unit\":\"launch\",\"every\":", s.every);
+  UintFields({{"graph_launches", s.graph_launches},
+              {"graph_launches_traced", s.graph_launches_traced},
+              {"plain_launches", s.plain_launches},
+              {"plain_launches_traced", s.plain_launches_traced},
+              {"graph_launches_discarded", s.graph_launches_discarded},
+              {"plain_launches_discarded", s.plain_launches_discarded}},
+             out);
+  out.Char('}');
+}
+
 // "nodescope": what was lost, what the ranges and the attribution engine counted.
 void WriteNodescopeObject(const Trace& t, JsonOutput& out) {
   const DropCounters& d = t.drops;
@@ -121,6 +135,7 @@ void WriteNodescopeObject(const Trace& t, JsonOutput& out) {
     }
     out.Raw("}}");
   }
+  WriteSampling(t.sampling, out);
   if (!t.window.policy.empty()) {  // bounded memory: which window of the run this holds
     out.StringField(",\"window\":{\"policy\":", t.window.policy);
     UintFields({{"ring_released", t.window.ring_released},

@@ -66,6 +66,23 @@ TEST(TraceHeader, CountersAttributionVersionsAndDevices) {
   EXPECT_NE(h.find("\"numSms\":132,\"sharedMemPerBlockOptin\":0}\n  ],\n"), std::string::npos);
 }
 
+TEST(TraceHeader, SamplingWrittenOnlyWhenSampled) {
+  Trace t;
+  EXPECT_EQ(Header(t).find("sampling"), std::string::npos);
+  t.sampling.every = 20;
+  t.sampling.graph_launches = 5000;
+  t.sampling.graph_launches_traced = 262;
+  t.sampling.plain_launches = 10;
+  t.sampling.plain_launches_traced = 1;
+  t.sampling.graph_launches_discarded = 3;
+  const std::string h = Header(t);
+  EXPECT_NE(h.find(R"(,"sampling":{"unit":"launch","every":20,"graph_launches":5000,)"
+                   R"("graph_launches_traced":262,"plain_launches":10,"plain_launches_traced":1,)"
+                   R"("graph_launches_discarded":3,"plain_launches_discarded":0}})"),
+            std::string::npos)
+      << h;
+}
+
 TEST(TraceHeader, JobRankHostAndClockAnchor) {
   Trace t;
   t.job.rank = 1;

@@ -47,6 +47,20 @@ struct AttributionInfo {
   std::vector<std::pair<std::string, uint64_t>> withheld;  // reason -> records without keys
 };
 
+// Sampled tracing (NODESCOPE_SAMPLE=N): which launches had their device activity traced.
+// Written under "nodescope"."sampling" when every > 1.
+struct SamplingInfo {
+  uint32_t every = 1;  // about 1 launch in `every` traced, each exec's first launch always
+  uint64_t graph_launches = 0;
+  uint64_t graph_launches_traced = 0;  // picked: their records are in the trace
+  uint64_t plain_launches = 0;         // kernel launches, copies and fills outside graphs
+  uint64_t plain_launches_traced = 0;
+  // Instrumented but their records discarded: guards and launches overlapping another's window
+  // (backends/launch_sampler.h says why); what the sample cost beyond the picked launches.
+  uint64_t graph_launches_discarded = 0;
+  uint64_t plain_launches_discarded = 0;
+};
+
 // What happened to user ranges that did not close cleanly. Written under "nodescope"."ranges".
 struct RangeCounters {
   uint64_t unbalanced_pops = 0;        // a pop with no range open on that thread
@@ -98,6 +112,7 @@ struct Trace {
   std::vector<std::pair<std::string, int64_t>> counters;
   DropCounters drops;
   AttributionInfo attribution;
+  SamplingInfo sampling;
   JobInfo job;
   WindowInfo window;
 

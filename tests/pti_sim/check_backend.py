@@ -8,8 +8,19 @@ then `nodescope check t.json`, then the program's ground truth (its `truth` line
   scenarios          pti_sim_program copies / kinds / all (v2 and v1): kernels, copies, fills
                      counted against the program's totals; kernels never before their API call
   refused            pti_sim_program all with NODESCOPE_MAX_BUFFERS=2: refusals counted, valid trace
+  graphs             pti_sim_program graph / graph_visit / graph with urEnqueueGraphExp / v1 layout:
+                     600 keyed, 6 keys x 100, 0 aliased, 0 wrong; graph_threads (two threads, two
+                     graphs at once; also with 20 us submission calls, which overlap): 0 wrong keys,
+                     keyed + withheld (header) = every graph kernel;
+                     graph_handoff (recorded on one thread, submitted from another): 0 keyed, all
+                     withheld; NODESCOPE_DISABLE_GRAPH_ATTRIBUTION=1: 0 keyed, mode disabled
   exit               pti_sim_ranges_program exit, --exit-runs times: a complete, valid trace each
+  midrun             pti_sim_program exit_midrun and sigint_midrun (graphs replayed from two
+                     threads without end), --exit-runs times each: a complete, valid trace, 0 wrong
   noprobe            no PTI on the loader path: refused, saying so
+  second_tool        pti_sim_program second_tool (another PTI user sets its callbacks mid-run, as
+                     PyTorch's profiler would): a valid trace of the work before, none after, the
+                     buffers taken counted (pti_buffers_not_returned) and warned about
 Prints one line per case and "pti backend: all checks passed" at the end."""
 import argparse
 import collections
@@ -25,7 +36,8 @@ p.add_argument("--nodescope", required=True)
 p.add_argument("--program", required=True)
 p.add_argument("--ranges-program", required=True)
 p.add_argument("--sim-lib-dir", required=True)
-p.add_argument("--cases", default="ranges,ranges_v1,scenarios,refused,exit,noprobe")
+p.add_argument("--cases",
+               default="ranges,ranges_v1,scenarios,refused,graphs,exit,midrun,noprobe,second_tool")
 p.add_argument("--exit-runs", type=int, default=20)
 args = p.parse_args()
 tmp = tempfile.mkdtemp(prefix="nodescope_pti_")
@@ -170,14 +182,141 @@ def case_scenarios():
         check(got == want, "%s: kernels/copies/fills %s, truth %s" % (name, got, want))
         late, missing = no_kernel_before_launch(t)
         check(late == 0, "%s: %d GPU events before their API call" % (name, late))
-        # Graph kernels are not attributed yet (no PTI stage): written without keys, never with
-        # wrong ones.
-        keyed = sum(1 for e in events(t, "kernel") if "graph id" in e.get("args", {}))
-        check(keyed == 0, "%s: %d kernels with graph keys" % (name, keyed))
+        g = graph_keys(t)
+        check(g["wrong"] == 0 and g["aliased"] == 0,
+              "%s: %d wrong, %d aliased graph keys" % (name, g["wrong"], g["aliased"]))
         drops = t["nodescope"]["dropped_records"]["total"]
         check(drops == 0, "%s: %d records dropped" % (name, drops))
         print("%s: kernels/copies/fills %s (truth %s), %d before launch, %d drops" %
               (name, got, want, late, drops))
+
+
+def graph_keys(t):
+    """Graph keys against the simulator's ground truth: a node is its graph's prefix, its kernel
+    name and its duration (unique per node of a graph, sim_program.cc). Wrong: a key that ran two
+    nodes; aliased: a node under two keys."""
+    keyed = [e for e in events(t, "kernel") if "graph id" in e.get("args", {})]
+    nodes = collections.defaultdict(set)  # key -> nodes
+    keys = collections.defaultdict(set)  # node -> keys
+    occ = collections.Counter()
+    for e in keyed:
+        key = (e["args"]["graph id"], e["args"]["graph node id"])
+        node = (e["name"], round(e["dur"] * 1000 / 500))  # durations 500 ns apart
+        nodes[key].add(node)
+        keys[node].add(key)
+        occ[key] += 1
+    graph_of = collections.defaultdict(set)  # graph id -> prefixes
+    for (graph, _), ns in nodes.items():
+        graph_of[graph] |= {n.split("_")[0] for n, _ in ns}
+    wrong = sum(1 for v in nodes.values() if len(v) > 1)
+    wrong += sum(1 for v in graph_of.values() if len(v) > 1)
+    aliased = sum(1 for v in keys.values() if len(v) > 1)
+    attribution = t.get("nodescope", {}).get("attribution", {})
+    return dict(keyed=len(keyed), keys=len(nodes), occ=occ, wrong=wrong, aliased=aliased,
+                mode=attribution.get("mode"),
+                withheld=sum(attribution.get("withheld", {}).values()),
+                graph_kernels=sum(1 for e in events(t, "kernel") if "_" in e["name"] and
+                                  e["name"].split("_")[-1] in ("root", "branch", "join", "tail")))
+
+
+def case_graphs():
+    runs = (("graph", ["graph"], {}), ("graph_visit", ["graph_visit"], {}),
+            ("graph_api", ["graph"], {"SIM_SYCL_GRAPH_API": "graph"}),
+            ("graph_v1", ["graph"], {"SIM_PTI_VERSION": "0.17.0"}),
+            ("graph_threads", ["graph_threads"], {}),
+            # Submission calls of 20 us, as real ones take: two threads replaying overlap often.
+            ("graph_threads_slow", ["graph_threads"], {"SIM_SYCL_SUBMIT_NS": "20000"}),
+            ("graph_handoff", ["graph_handoff"], {}),
+            ("graph_off", ["graph"], {"NODESCOPE_DISABLE_GRAPH_ATTRIBUTION": "1"}))
+    for name, command, env in runs:
+        out = os.path.join(tmp, name + ".json")
+        r = run([args.program, *command], out, env)
+        if not check(r.returncode == 0, "%s: run failed: %s" % (name, r.stderr[-500:])):
+            continue
+        ok, text = nodescope_check(out)
+        check(ok, "%s: nodescope check failed:\n%s" % (name, text))
+        t = load(out)
+        g = graph_keys(t)
+        check(g["wrong"] == 0 and g["aliased"] == 0,
+              "%s: %d wrong, %d aliased graph keys" % (name, g["wrong"], g["aliased"]))
+        late, _ = no_kernel_before_launch(t)
+        check(late == 0, "%s: %d kernels before their API call" % (name, late))
+        counts = sorted(collections.Counter(g["occ"].values()).items())
+        if name in ("graph", "graph_visit", "graph_api", "graph_v1"):
+            check(g["keyed"] == 600 and g["keys"] == 6 and set(g["occ"].values()) == {100}
+                  and g["withheld"] == 0 and g["mode"] == "submission_matched",
+                  "%s: %d keyed, %d keys, occurrences %s, %d withheld, mode %s" %
+                  (name, g["keyed"], g["keys"], counts, g["withheld"], g["mode"]))
+            # Each replay's kernels link to its own submission call.
+            calls = {e["args"]["correlation"]: e["name"] for e in events(t, "cuda_runtime")}
+            linked = collections.Counter(calls.get(e["args"]["correlation"])
+                                         for e in events(t, "kernel"))
+            want = "urEnqueueGraphExp" if name == "graph_api" else "urEnqueueCommandBufferExp"
+            check(linked == {want: 600}, "%s: kernels linked to %s" % (name, dict(linked)))
+            check(len({e["args"]["correlation"] for e in events(t, "kernel")}) == 100,
+                  "%s: one correlation per replay" % name)
+        elif name.startswith("graph_threads"):
+            # Overlapping submission calls withhold; with 20 us calls nearly every replay
+            # overlaps one of the other thread's (what is withheld must show in the header).
+            some = g["withheld"] > 0 if name.endswith("slow") else g["keyed"] > 0
+            check(g["keyed"] + g["withheld"] == g["graph_kernels"] == 1200 and some
+                  and g["keys"] <= 12,
+                  "%s: %d keyed + %d withheld, %d graph kernels, %d keys" %
+                  (name, g["keyed"], g["withheld"], g["graph_kernels"], g["keys"]))
+        elif name == "graph_handoff":
+            check(g["keyed"] == 0 and g["withheld"] == 600,
+                  "%s: %d keyed, %d withheld" % (name, g["keyed"], g["withheld"]))
+        else:
+            check(g["keyed"] == 0 and g["mode"] == "disabled",
+                  "%s: %d keyed, mode %s" % (name, g["keyed"], g["mode"]))
+        print("%s: %d of %d graph kernels keyed (%.1f%%), %d keys (occurrences: count %s), "
+              "%d withheld, %d wrong, %d aliased, mode %s" %
+              (name, g["keyed"], g["graph_kernels"],
+               100.0 * g["keyed"] / max(1, g["graph_kernels"]), g["keys"], counts,
+               g["withheld"], g["wrong"], g["aliased"], g["mode"]))
+
+
+def case_midrun():
+    for which in ("exit_midrun", "sigint_midrun"):
+        complete = 0
+        keyed = 0
+        for i in range(args.exit_runs):
+            out = os.path.join(tmp, "%s_%d.json" % (which, i))
+            r = run([args.program, which], out)
+            ok = os.path.exists(out) and nodescope_check(out)[0]
+            if ok:
+                t = load(out)
+                g = graph_keys(t)
+                ok = (len(events(t, "kernel")) > 0 and g["wrong"] == 0 and g["aliased"] == 0
+                      and g["mode"] == "submission_matched")
+                keyed += g["keyed"]
+            complete += ok
+            check(ok, "%s run %d: a complete, valid trace (rc %d): %s" %
+                  (which, i, r.returncode, r.stderr[-300:]))
+        print("%s: %d/%d complete, valid traces (%d graph kernels keyed in all)" %
+              (which, complete, args.exit_runs, keyed))
+
+
+def case_second_tool():
+    out = os.path.join(tmp, "second_tool.json")
+    r = run([args.program, "second_tool"], out, {"NODESCOPE_BUFFER_SIZE_MB": "1"})
+    if not check(r.returncode == 0, "second_tool: run failed: %s" % r.stderr[-500:]):
+        return
+    ok, text = nodescope_check(out)
+    check(ok, "second_tool: nodescope check failed:\n%s" % text)
+    t = load(out)
+    names = collections.Counter(e["name"] for e in events(t, "kernel"))
+    counters = t["nodescope"]
+    taken = counters.get("pti_buffers_not_returned", 0)
+    warned = "never came back" in r.stderr
+    m = re.search(r"second tool: received (\d+) buffers", r.stdout)
+    check(names["before_takeover"] > 0 and names["after_takeover"] == 0 and taken > 0 and warned
+          and m and int(m.group(1)) == taken,
+          "second_tool: kernels %s, %d buffers not returned, warned %s, second tool got %s" %
+          (dict(names), taken, warned, m and m.group(1)))
+    print("second_tool: %d of 10000 kernels before the takeover kept, %d after; %d buffers taken "
+          "by the other tool (it counted %s), warned %s" %
+          (names["before_takeover"], names["after_takeover"], taken, m and m.group(1), warned))
 
 
 def case_refused():
@@ -227,7 +366,9 @@ def case_noprobe():
 
 for case in args.cases.split(","):
     {"ranges": lambda: case_ranges("1.0.0"), "ranges_v1": lambda: case_ranges("0.17.0"),
-     "scenarios": case_scenarios, "refused": case_refused, "exit": case_exit, "noprobe": case_noprobe}[case]()
+     "scenarios": case_scenarios, "refused": case_refused, "exit": case_exit,
+     "noprobe": case_noprobe, "graphs": case_graphs, "midrun": case_midrun,
+     "second_tool": case_second_tool}[case]()
 if failures:
     print("pti backend: %d checks failed" % len(failures))
     sys.exit(1)

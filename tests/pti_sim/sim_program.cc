@@ -9,11 +9,20 @@
 //              nested, kinds (several external kinds at once, two threads), copies, graph (a
 //              6-node graph finalized while traced, submitted `replays` times, default 100),
 //              graph_visit (finalized before the kernel view is on: commands made at the first
-//              submission), graph_threads (two threads, two graphs), all
+//              submission), graph_threads (two threads, two graphs), graph_handoff (a graph
+//              finalized on one thread, submitted from another), all; second_tool (another PTI
+//              user sets its callbacks mid-run); exit_midrun | sigint_midrun
+//              (two threads replaying graphs without end; after 50 ms the main thread calls
+//              exit(0) or raises SIGINT and waits for it to end the process)
+#include <atomic>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -136,12 +145,16 @@ void Copies() {
   simsycl::Wait(q1);
 }
 
-// A 6-node graph: nodes 1-3 come from one line (one SYCL trace event), 0, 4 and 5 from others.
+// A 6-node graph: nodes 1-3 run one kernel from one line (one SYCL trace event), 0, 4 and 5
+// others. Ground truth of a node: its kernel name and its duration (the branches take 3000, 3500
+// and 4000 ns), unique per node of a graph; the prefix names the graph.
 simsycl::Exec* SixNodeGraph(int device, const char* prefix) {
   simsycl::Graph* graph = simsycl::CreateGraph(device);
   std::string p = prefix;
   simsycl::AddKernel(graph, (p + "_root").c_str(), 2000, __LINE__);
-  for (int i = 0; i < 3; ++i) simsycl::AddKernel(graph, (p + "_branch").c_str(), 3000, __LINE__);
+  for (int i = 0; i < 3; ++i) {
+    simsycl::AddKernel(graph, (p + "_branch").c_str(), 3000 + 500 * uint64_t(i), __LINE__);
+  }
   simsycl::AddKernel(graph, (p + "_join").c_str(), 2000, __LINE__);
   simsycl::AddKernel(graph, (p + "_tail").c_str(), 1000, __LINE__);
   return simsycl::Finalize(graph);
@@ -178,15 +191,89 @@ void GraphVisit(int replays) {
 }
 
 void GraphThreads(int replays) {
-  auto run = [replays](int device, const char* prefix, uint64_t base) {
+  std::atomic<int> ready{0};
+  auto run = [replays, &ready](int device, const char* prefix, uint64_t base) {
     Queue* q = simsycl::CreateQueue(device);
     simsycl::Exec* exec = SixNodeGraph(device, prefix);
+    // Both threads replay at once (else one may be done before the other starts).
+    ready.fetch_add(1);
+    while (ready.load() < 2) std::this_thread::yield();
     Replay(q, exec, replays, base);
     std::printf("expect graph nodes=6 replays=%d prefix=%s\n", replays, prefix);
   };
   std::thread other(run, 1, "t1", 20000);
   run(0, "t0", 10000);
   other.join();
+}
+
+// Recorded (finalized) on this thread, submitted from another: nothing in PTI's records says
+// which call submitted it (the recording thread made none).
+void GraphHandoff(int replays) {
+  simsycl::Exec* exec = SixNodeGraph(0, "handoff");
+  std::thread([exec, replays] {
+    Queue* q = simsycl::CreateQueue(0);
+    Replay(q, exec, replays, 30000);
+  }).join();
+  std::printf("expect graph nodes=6 replays=%d handoff\n", replays);
+}
+
+// A second PTI user (PyTorch's profiler, say) starting mid-run: it sets its own buffer callbacks
+// (PTI keeps one set per process), so buffers handed out before come back to it. Unlike
+// PyTorch's (which looks each buffer up in its own map unchecked), this one counts such buffers
+// and leaves them alone.
+std::mutex g_second_mu;
+std::set<unsigned char*> g_second_buffers;
+int g_second_foreign = 0;
+void SecondRequested(unsigned char** buffer, size_t* size) {
+  *size = 1 << 16;
+  *buffer = static_cast<unsigned char*>(std::malloc(*size));
+  std::lock_guard<std::mutex> lock(g_second_mu);
+  g_second_buffers.insert(*buffer);
+}
+void SecondCompleted(unsigned char* buffer, size_t, size_t) {
+  std::lock_guard<std::mutex> lock(g_second_mu);
+  if (g_second_buffers.erase(buffer) != 0) {
+    std::free(buffer);
+  } else if (buffer != nullptr) {
+    ++g_second_foreign;
+  }
+}
+void SecondTool() {
+  Queue* q = simsycl::CreateQueue(0);
+  // Enough work to fill a few buffers of a megabyte before the other tool starts.
+  for (int i = 0; i < 10000; ++i) {
+    simsycl::Launch(q, "before_takeover", 1000, __LINE__);
+    if (i % 100 == 99) simsycl::Wait(q);
+  }
+  simsycl::Wait(q);
+  if (ptiViewSetCallbacks(SecondRequested, SecondCompleted) != PTI_SUCCESS) std::abort();
+  for (int i = 0; i < 100; ++i) simsycl::Launch(q, "after_takeover", 1000, __LINE__);
+  simsycl::Wait(q);
+  ptiFlushAllViews();
+  std::lock_guard<std::mutex> lock(g_second_mu);
+  std::printf("second tool: received %d buffers it never gave out\n", g_second_foreign);
+}
+
+// Two threads replaying graphs without end; the process ends mid-run.
+[[noreturn]] void MidRun(bool sigint) {
+  for (int t = 0; t < 2; ++t) {
+    std::thread([t] {
+      Queue* q = simsycl::CreateQueue(t);
+      simsycl::Exec* exec = SixNodeGraph(t, t == 0 ? "mid0" : "mid1");
+      for (int r = 0;; ++r) {
+        simsycl::Submit(q, exec);
+        if (r % 10 == 9) simsycl::Wait(q);
+      }
+    }).detach();
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  if (sigint) {
+    std::raise(SIGINT);  // its default action (after the tracer's handler) ends the process
+    std::this_thread::sleep_for(std::chrono::seconds(30));
+    std::fprintf(stderr, "still running 30 s after SIGINT\n");
+    std::_Exit(3);
+  }
+  std::exit(0);
 }
 
 }  // namespace
@@ -209,6 +296,9 @@ int main(int argc, char** argv) {
   if (all || scenario == "graph") known = true, Graph(replays);
   if (all || scenario == "graph_threads") known = true, GraphThreads(replays);
   if (all || scenario == "graph_visit") known = true, GraphVisit(replays);
+  if (scenario == "graph_handoff") known = true, GraphHandoff(replays);
+  if (scenario == "second_tool") known = true, SecondTool();
+  if (scenario == "exit_midrun" || scenario == "sigint_midrun") MidRun(scenario[0] == 's');
   if (!known) {
     std::fprintf(stderr, "unknown scenario %s\n", scenario.c_str());
     return 2;

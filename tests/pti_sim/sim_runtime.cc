@@ -10,6 +10,7 @@
 // extension); every replay reports the same commands with a new submit time and queue.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -375,7 +376,20 @@ void Submit(Queue* queue, Exec* exec) {
     return env && std::string(env) == "graph";
   }();
   static const bool no_visit = std::getenv("SIM_PTI_NO_VISIT") != nullptr;
+  // Host time a submission call takes at least (SIM_SYCL_SUBMIT_NS, default 0: as fast as the
+  // simulator goes), half before the execute call and half after: real submissions take
+  // microseconds, and two threads replaying back to back then overlap often.
+  static const uint64_t submit_ns = [] {
+    const char* env = std::getenv("SIM_SYCL_SUBMIT_NS");
+    return env ? std::strtoull(env, nullptr, 10) : 0;
+  }();
+  // Sleeping, as a call waiting on the driver would: the other thread runs meanwhile even where
+  // both share one core.
+  auto spin = [](uint64_t ns) {
+    if (ns != 0) std::this_thread::sleep_for(std::chrono::nanoseconds(ns));
+  };
   Call call(graph_api ? urEnqueueGraphExp_id : urEnqueueCommandBufferExp_id);
+  spin(submit_ns / 2);
   const uint64_t execute_start = RawNs();
   const uint32_t execute_id = NextCorrelationId();  // zeCommandQueueExecuteCommandLists' own
   std::vector<Command> commands;
@@ -400,6 +414,7 @@ void Submit(Queue* queue, Exec* exec) {
   g_kernels += exec->nodes.size();
   EmitApi(PTI_VIEW_DRIVER_API, zeCommandQueueExecuteCommandLists_id, execute_id, execute_start,
           RawNs());
+  spin(submit_ns - submit_ns / 2);
 }
 
 Truth GetTruth() {

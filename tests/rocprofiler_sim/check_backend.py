@@ -79,6 +79,38 @@ def summarize(path):
                 counters=t.get("nodescope", {}))
 
 
+def summarize_work(path):
+    """As summarize, over kernels and copies together (graphs with copy and memset nodes): a
+    node's work is known by its identity, a kernel's name and grid, a copy's name and size
+    (sim_program gives each copy and memset a size of its own, and a memset runs CLR's fill blit
+    kernel with a grid by size). A key is wrong if it holds two identities or an identity has two
+    keys."""
+    with open(path) as f:
+        t = json.load(f)
+    work = [e for e in t["traceEvents"]
+            if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
+    ident_of = collections.defaultdict(set)
+    keys_of = collections.defaultdict(set)
+    occ = collections.Counter()
+    keyed = 0
+    for e in work:
+        a = e.get("args", {})
+        ident = (e["name"], tuple(a.get("grid", ())), a.get("bytes"))
+        if "graph id" not in a:
+            continue
+        keyed += 1
+        key = (a["graph id"], a["graph node id"])
+        ident_of[key].add(ident)
+        keys_of[ident].add(key)
+        occ[key] += 1
+    wrong = sum(1 for k, v in ident_of.items() if len(v) > 1 or any(len(keys_of[i]) > 1 for i in v))
+    attribution = t.get("nodescope", {}).get("attribution", {})
+    return dict(work=len(work), copies=sum(1 for e in work if e["cat"] == "gpu_memcpy"),
+                keyed=keyed, graphs=len({k[0] for k in ident_of}), keys=len(ident_of),
+                wrong=wrong, occ=occ, attribution=attribution,
+                withheld=attribution.get("withheld", {}), counters=t.get("nodescope", {}))
+
+
 def expected(stdout):
     want = collections.Counter()
     cross = None
@@ -121,6 +153,57 @@ def single(case, graphs, keys, env_extra=None):
     check(s["attribution"].get("mode") == "reconstructed", f"{case}: mode reconstructed")
 
 
+def graph_copies(case, graphs, keys, copies):
+    out = os.path.join(tmp, case + ".json")
+    r = run(case, out)
+    check(r.returncode == 0, f"{case}: nodescope run exited {r.returncode}: {r.stderr[-600:]}")
+    ok, text = nodescope_check(out) if os.path.exists(out) else (False, "no trace written")
+    check(ok, f"{case}: nodescope check: {text[-600:]}")
+    if not os.path.exists(out):
+        return
+    s = summarize_work(out)
+    want, _ = expected(r.stdout)
+    events = sum(n * k for n, k in want.items())
+    print(f"{case:11} work={s['work']} copies={s['copies']} attributed={s['keyed']} "
+          f"graph_ids={s['graphs']} keys={s['keys']} wrong={s['wrong']} "
+          f"per-key={dict(collections.Counter(s['occ'].values()))} "
+          f"withheld={sum(s['withheld'].values())}")
+    check(s["work"] == events and s["keyed"] == events,
+          f"{case}: all {events} kernels, copies and memsets attributed ({s['keyed']}/{s['work']})")
+    check(s["copies"] == copies, f"{case}: {s['copies']} copy records == {copies}")
+    check(s["graphs"] == graphs and s["keys"] == keys,
+          f"{case}: {s['graphs']} graph ids == {graphs}, {s['keys']} keys == {keys}")
+    check(s["wrong"] == 0, f"{case}: no wrong key ({s['wrong']})")
+    check(collections.Counter(s["occ"].values()) == want,
+          f"{case}: occurrences per key {dict(collections.Counter(s['occ'].values()))} == {dict(want)}")
+
+
+def copy_hazard(n, runs):
+    """copythreadsN under the hazard: 0 wrong keys over kernels, copies and memsets."""
+    for i in range(runs):
+        case = f"copythreads{n}"
+        out = os.path.join(tmp, case + ".json")
+        r = run(case, out, {"GPU_MAX_HW_QUEUES": args.queues})
+        ok, text = nodescope_check(out) if os.path.exists(out) else (False, "no trace written")
+        check(r.returncode == 0 and ok, f"{case}: traced and checked: {r.stderr[-300:]} {text[-300:]}")
+        if not ok:
+            return
+        s = summarize_work(out)
+        _, cross = expected(r.stdout)
+        total = 600 * n
+        c = s["counters"].get("counters", s["counters"])
+        print(f"{case:14} attributed={s['keyed']}/{total} ({100.0 * s['keyed'] / total:.1f}%) "
+              f"copies={s['copies']} wrong={s['wrong']} cross_thread_dispatches={cross} "
+              f"overlapped_launches withheld={c.get('overlapped_launches_withheld', 0)} "
+              f"proven={c.get('overlapped_launches_proven', 0)} "
+              f"reasons={ {k: v for k, v in s['withheld'].items() if v} }")
+        check(s["wrong"] == 0, f"{case}: 0 wrong keys (got {s['wrong']})")
+        check(s["work"] == total and s["copies"] == 200 * n,
+              f"{case}: {s['work']} records == {total}, {s['copies']} copies == {200 * n}")
+        if n <= 3 and args.queues == "4":
+            check(s["keyed"] == total, f"{case}: 100% attributed ({s['keyed']}/{total})")
+
+
 def hazard(n, runs):
     rows = []
     for i in range(runs):
@@ -150,7 +233,7 @@ def hazard(n, runs):
 
 cases = args.cases.split(",") if args.cases != "all" else [
     "chain32", "chain6", "fan4", "fan2", "update", "devices2", "optout", "autopick", "threads",
-    "midrun"]
+    "graphcopies", "copythreads", "midrun"]
 for case in cases:
     if case == "chain32":
         single("chain32", 1, 32)
@@ -260,6 +343,39 @@ for case in cases:
             check(keyed == len(kernels) == 93, f"scopes: all 93 graph kernels keyed ({keyed})")
             check(spans == collections.Counter({"outer": 10, "inner": 10, "built": 4, "step": 4}),
                   f"scopes: one device span per replay and range ({dict(spans)})")
+    elif case == "forked":
+        # Captures forked to a second stream (ranges_program.cc's Forked()): each kernel's range
+        # on every replay although the exec runs the nodes out of capture order; a kernel
+        # captured under two ranges gets none and is counted.
+        out = os.path.join(tmp, "forked.json")
+        r = run("forked", out, program=args.ranges_program)
+        ok, text = nodescope_check(out) if os.path.exists(out) else (False, "no trace")
+        check(r.returncode == 0 and ok, f"forked: traced and checked ({r.stderr[-300:]} {text[-300:]})")
+        if ok:
+            with open(out) as f:
+                t = json.load(f)
+            ev = t["traceEvents"]
+            kernels = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "kernel"]
+            got = collections.Counter((e["name"], e.get("args", {}).get("scope", "")) for e in kernels)
+            keyed = sum(1 for e in kernels if "graph id" in e.get("args", {}))
+            spans = collections.Counter(e["name"] for e in ev if e.get("cat") == "gpu_user_annotation")
+            unscoped = t.get("nodescope", {}).get("forked_capture_launches_unscoped", 0)
+            want = collections.Counter({("fk_a", "outer"): 5, ("fk_b", "outer/branch"): 5,
+                                        ("fk_c", "outer/branch"): 5, ("fk_d", "outer"): 5,
+                                        ("fk_e", "outer"): 5, ("am_a", ""): 6})
+            print(f"forked     kernels={len(kernels)} keyed={keyed} (name, scope)={dict(got)} "
+                  f"device spans={dict(spans)} unscoped launches={unscoped}")
+            check(got == want, f"forked: each kernel's scope on every replay ({dict(got)})")
+            check(keyed == len(kernels) == 31, f"forked: all 31 graph kernels keyed ({keyed})")
+            check(spans["outer"] == 5 and spans["branch"] == 5 and not spans["x"] and not spans["y"],
+                  f"forked: one device span per replay and range ({dict(spans)})")
+            check(unscoped == 2, f"forked: 2 launches counted unscoped ({unscoped})")
+            # The simulator runs the forked graph breadth first, as CLR does, not in capture
+            # order (a, b, c, d, e): a capture-order assumption would put c's scope on d.
+            ordinal = {e["name"]: e["args"]["graph node id"] & 0xFFFFFFFF for e in kernels
+                       if e["name"].startswith("fk_") and "graph node id" in e.get("args", {})}
+            check(ordinal == {"fk_a": 0, "fk_b": 1, "fk_d": 2, "fk_c": 3, "fk_e": 4},
+                  f"forked: run order a, b, d, c, e ({ordinal})")
     elif case == "autopick":
         # No SDK on the loader path: --backend rocm says so and runs nothing.
         out = os.path.join(tmp, "nosdk.json")
@@ -277,6 +393,13 @@ for case in cases:
             ok = r.returncode == 0 and os.path.exists(out) and summarize(out)["keyed"] == 1200
             check(ok, f"autopick: rocm picked with no --backend ({r.stderr[-300:]})")
             print(f"autopick   rocm picked without --backend: {ok}")
+    elif case == "graphcopies":
+        # kernel -> H2D copy -> kernel -> memset -> kernel -> D2D copy, 100 replays, an update
+        # resizing the H2D copy, 100 more: 7 keys of 1 graph id (the resized copy a new node).
+        graph_copies("graphcopies", 1, 7, 200)
+    elif case == "copythreads":
+        for n in (1, 2, 3, 4, 8, 16):
+            copy_hazard(n, args.hazard_runs)
     elif case == "threads":
         for n in (1, 2, 3, 4, 8, 16):
             hazard(n, args.hazard_runs)

@@ -152,12 +152,17 @@ def pti_ring(tmp):
                         "--", args.pti_program, "graph", "5000"], env=env_for(args.pti_lib_dir),
                        capture_output=True, text=True, timeout=120)
     check(r.returncode == 0, f"pti ring run: exit {r.returncode}: {r.stderr[-400:]}")
+    if not os.path.exists(out):
+        check(False, "pti ring trace written")
+        return
     c = nodescope("check", out)
     check(c.returncode == 0, f"nodescope check pti ring trace: exit {c.returncode}")
     doc = header(out)
     w = doc["nodescope"].get("window", {})
     check(w.get("ring_released", 0) > 0, f"pti ring released records: {w}")
     check(len(kernels(doc)) < 5000 * 6, f"pti ring kept a window: {len(kernels(doc))} kernels")
+    keyed = sum(1 for e in doc["traceEvents"] if e.get("cat") == "kernel" and "graph id" in e["args"])
+    check(keyed > 0, f"pti ring: graph kernels of the window keyed at the end ({keyed})")
 
 
 with tempfile.TemporaryDirectory() as tmp:

@@ -114,8 +114,64 @@ int Scopes() {
   return 0;
 }
 
+// `ranges_program forked`: capture-time ranges of captures forked to another stream. Under
+// "outer", fk_a is captured on stream A, then forked by an event to stream B, where fk_b, fk_c are
+// captured under "outer/branch", then fk_d on A, B joined back by a second event, fk_e on A: the
+// exec runs them a, b, d, c, e (breadth first), not in capture order; 5 replays. Then am_a is
+// captured on A under "x" and on B (forked) under "y": which node is which cannot be known, so
+// neither gets a scope (2 launches counted as forked_capture_launches_unscoped); 3 replays.
+int Forked() {
+  const char* names[] = {"fk_a", "fk_b", "fk_c", "fk_d", "fk_e", "am_a"};
+  simFunction_t f[6];
+  CHECK(simhipModuleLoad(names, 6, f));
+  simStream_t a, b;
+  CHECK(simhipStreamCreate(&a));
+  CHECK(simhipStreamCreate(&b));
+  simEvent_t fork, join;
+  CHECK(simhipEventCreate(&fork));
+  CHECK(simhipEventCreate(&join));
+  simGraph_t g;
+  nodescope_range_push("outer");
+  CHECK(simhipStreamBeginCapture(a));
+  CHECK(simhipLaunchKernel(f[0], a));
+  CHECK(simhipEventRecord(fork, a));
+  CHECK(simhipStreamWaitEvent(b, fork, 0));
+  nodescope_range_push("branch");
+  CHECK(simhipLaunchKernel(f[1], b));
+  CHECK(simhipLaunchKernel(f[2], b));
+  nodescope_range_pop();
+  CHECK(simhipLaunchKernel(f[3], a));
+  CHECK(simhipEventRecord(join, b));
+  CHECK(simhipStreamWaitEvent(a, join, 0));
+  CHECK(simhipLaunchKernel(f[4], a));
+  CHECK(simhipStreamEndCapture(a, &g));
+  nodescope_range_pop();
+  simGraphExec_t e;
+  CHECK(simhipGraphInstantiate(&e, g));
+  for (int i = 0; i < 5; ++i) CHECK(simhipGraphLaunch(e, a));
+  simGraph_t amb;
+  CHECK(simhipStreamBeginCapture(a));
+  nodescope_range_push("x");
+  CHECK(simhipLaunchKernel(f[5], a));
+  nodescope_range_pop();
+  CHECK(simhipEventRecord(fork, a));
+  CHECK(simhipStreamWaitEvent(b, fork, 0));
+  nodescope_range_push("y");
+  CHECK(simhipLaunchKernel(f[5], b));
+  nodescope_range_pop();
+  CHECK(simhipEventRecord(join, b));
+  CHECK(simhipStreamWaitEvent(a, join, 0));
+  CHECK(simhipStreamEndCapture(a, &amb));
+  simGraphExec_t e2;
+  CHECK(simhipGraphInstantiate(&e2, amb));
+  for (int i = 0; i < 3; ++i) CHECK(simhipGraphLaunch(e2, a));
+  CHECK(simhipStreamSynchronize(a));
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "scopes") return Scopes();
+  if (argc > 1 && std::string(argv[1]) == "forked") return Forked();
   const bool roctx = argc > 1 && std::string(argv[1]) == "roctx";
   auto push = [&](const char* name) {
     if (roctx) {

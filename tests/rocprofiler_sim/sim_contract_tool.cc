@@ -18,7 +18,13 @@
 //     between known agents;
 //   - every dispatch's correlation id is retired once, after the dispatch (delivery order and
 //     time);
-//   - timestamps are CLOCK_BOOTTIME.
+//   - timestamps are CLOCK_BOOTTIME;
+//   - every hipLaunchKernel's function address was named by a HOST_KERNEL_SYMBOL_REGISTER
+//     callback before (host_function), with a kernel id some device symbol has;
+//   - a copy carries the internal id of a launch or copy call made on its record's thread;
+//   - with SIM_CONTRACT_GRAPH_REQUESTS set (e.g. "KCKKKK"), every hipGraphLaunch asks for
+//     external ids in its nodes' order: K for a kernel dispatch (a kernel, memset or device copy
+//     node), C for a memory copy (a copy to or from the host), on the launching thread.
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -71,9 +77,12 @@ std::set<uint64_t> g_internal_ids;
 std::set<uint64_t> g_api_threads;
 std::set<std::pair<uint64_t, uint64_t>> g_launches;  // (thread, internal id) of launch calls
 std::set<uint64_t> g_kernels;
+std::set<uint64_t> g_host_functions;
 std::set<uint64_t> g_gpu_agents, g_all_agents;
 std::unordered_map<uint64_t, uint64_t> g_async_end;  // internal id -> latest dispatch/copy end
 std::set<uint64_t> g_retired;
+std::unordered_map<uint64_t, std::string> g_requests;  // internal id -> request kinds, in order
+std::set<uint64_t> g_graph_launches;                   // internal ids of hipGraphLaunch calls
 uint64_t g_dispatches = 0, g_small_delivered = 0, g_small_dropped = 0;
 uint64_t g_start_ns = 0;
 
@@ -86,9 +95,17 @@ void OnApi(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t* use
     if (!g_internal_ids.insert(r.correlation_id.internal).second) FailLocked("internal id reused");
     t_last_internal = r.correlation_id.internal;
     user->value = r.correlation_id.internal;
+    if (r.operation == ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphLaunch)
+      g_graph_launches.insert(r.correlation_id.internal);
     if (r.operation == ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphLaunch ||
-        r.operation == ROCPROFILER_HIP_RUNTIME_API_ID_hipLaunchKernel) {
+        r.operation == ROCPROFILER_HIP_RUNTIME_API_ID_hipLaunchKernel ||
+        r.operation == ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyAsync) {
       g_launches.insert({r.thread_id, r.correlation_id.internal});
+      const auto* api = static_cast<const rocprofiler_callback_tracing_hip_api_data_t*>(r.payload);
+      if (r.operation == ROCPROFILER_HIP_RUNTIME_API_ID_hipLaunchKernel &&
+          g_host_functions.count(
+              reinterpret_cast<uint64_t>(api->args.hipLaunchKernel.function_address)) == 0)
+        FailLocked("a kernel launched through a function no host kernel symbol named");
       if (t_streams.empty()) FailLocked("a launch outside a HIP_STREAM SET");
     }
   } else if (user->value != r.correlation_id.internal) {
@@ -104,6 +121,16 @@ void OnCodeObject(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data
         static_cast<const rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t*>(
             r.payload)
             ->kernel_id);
+  if (r.operation == ROCPROFILER_CODE_OBJECT_HOST_KERNEL_SYMBOL_REGISTER &&
+      r.phase == ROCPROFILER_CALLBACK_PHASE_LOAD) {
+    const auto* host = static_cast<
+        const rocprofiler_callback_tracing_code_object_host_kernel_symbol_register_data_t*>(
+        r.payload);
+    ++g_checks;
+    if (g_kernels.count(host->kernel_id) == 0 || host->device_function == nullptr)
+      FailLocked("a host kernel symbol without its device symbol or name");
+    g_host_functions.insert(host->host_function.value);
+  }
   if (r.phase == ROCPROFILER_CALLBACK_PHASE_UNLOAD) g_unloaded = true;
 }
 
@@ -124,9 +151,13 @@ void OnStream(rocprofiler_callback_tracing_record_t r, rocprofiler_user_data_t* 
   }
 }
 
-int OnRequest(rocprofiler_thread_id_t, rocprofiler_context_id_t,
-              rocprofiler_external_correlation_id_request_kind_t, rocprofiler_tracing_operation_t,
-              uint64_t, rocprofiler_user_data_t*, void*) {
+int OnRequest(rocprofiler_thread_id_t thread, rocprofiler_context_id_t,
+              rocprofiler_external_correlation_id_request_kind_t kind,
+              rocprofiler_tracing_operation_t, uint64_t internal, rocprofiler_user_data_t*, void*) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  ++g_checks;
+  if (thread != Tid()) FailLocked("request callback off the writing thread");
+  g_requests[internal] += kind == ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY ? 'C' : 'K';
   return 1;  // decline: the pushed id stands
 }
 
@@ -167,8 +198,10 @@ void OnBuffer(rocprofiler_context_id_t, rocprofiler_buffer_id_t, rocprofiler_rec
     } else if (h[i]->kind == ROCPROFILER_BUFFER_TRACING_MEMORY_COPY) {
       const auto* c =
           static_cast<const rocprofiler_buffer_tracing_memory_copy_record_t*>(h[i]->payload);
-      g_checks += 1;
+      g_checks += 2;
       if (c->correlation_id.external.value != kPushed) FailLocked("copy without the pushed id");
+      if (g_launches.count({c->thread_id, c->correlation_id.internal}) == 0)
+        FailLocked("copy without a launch or copy call on its thread with its internal id");
       if (g_all_agents.count(c->src_agent_id.handle) == 0 ||
           g_all_agents.count(c->dst_agent_id.handle) == 0)
         FailLocked("copy between unknown agents");
@@ -213,7 +246,8 @@ int Initialize(rocprofiler_client_finalize_t, void*) {
   Check(g_start_ns <= Boot() && Boot() - g_start_ns < 100000000ull,
         "rocprofiler_get_timestamp is not CLOCK_BOOTTIME");
   const rocprofiler_external_correlation_id_request_kind_t kinds[] = {
-      ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH};
+      ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH,
+      ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY};
   bool ok =
       rocprofiler_create_context(&g_ctx) == 0 && rocprofiler_create_context(&g_small_ctx) == 0 &&
       rocprofiler_configure_callback_tracing_service(
@@ -231,7 +265,7 @@ int Initialize(rocprofiler_client_finalize_t, void*) {
                                                    nullptr, 0, g_buffer) == 0 &&
       rocprofiler_configure_buffer_tracing_service(
           g_ctx, ROCPROFILER_BUFFER_TRACING_CORRELATION_ID_RETIREMENT, nullptr, 0, g_buffer) == 0 &&
-      rocprofiler_configure_external_correlation_id_request_service(g_ctx, kinds, 1, &OnRequest,
+      rocprofiler_configure_external_correlation_id_request_service(g_ctx, kinds, 2, &OnRequest,
                                                                     nullptr) == 0 &&
       rocprofiler_create_buffer(g_small_ctx, 4096, 4096, ROCPROFILER_BUFFER_POLICY_DISCARD,
                                 &OnSmall, nullptr, &g_small) == 0 &&
@@ -262,6 +296,18 @@ void Finalize(void*) {
       FailLocked("a dispatch's correlation id never retired");
       break;
     }
+  if (const char* want = std::getenv("SIM_CONTRACT_GRAPH_REQUESTS")) {
+    g_checks += 1;
+    size_t bad = 0;
+    for (uint64_t launch : g_graph_launches) bad += g_requests[launch] != want;
+    if (g_graph_launches.empty() || bad != 0) {
+      ++g_failures;
+      std::fprintf(stderr,
+                   "sim-contract: FAIL %zu of %zu graph launches did not request %s in node "
+                   "order\n",
+                   bad, g_graph_launches.size(), want);
+    }
+  }
   const bool want_drops = std::getenv("SIM_CONTRACT_EXPECT_DROPS") != nullptr;
   if (g_small_delivered + g_small_dropped != g_dispatches || (want_drops && g_small_dropped == 0)) {
     ++g_failures;

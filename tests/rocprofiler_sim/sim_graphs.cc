@@ -14,13 +14,76 @@ using sim::Runtime;
 
 namespace {
 
+// hipGraphExecUpdate's rule: the same dependencies and the same kind of node at each place (a
+// copy may change its size or addresses, a kernel node its kernel).
 bool SameTopology(const SimGraphExec& exec, const SimGraph& graph) {
-  return exec.deps == graph.deps;
+  if (exec.deps != graph.deps || exec.ops.size() != graph.ops.size()) return false;
+  for (size_t i = 0; i < exec.ops.size(); ++i) {
+    if (exec.ops[exec.position[i]].kind != graph.ops[i].kind) return false;
+  }
+  return true;
+}
+
+// Adds a node of `graph` after `deps` (which must be its own); null on a foreign dependency.
+SimGraphNode* AddNode(SimGraph* graph, const simGraphNode_t* deps, size_t num_deps,
+                      const SimFunction* function, const SimNodeOp& op) {
+  std::vector<size_t> indices;
+  for (size_t i = 0; i < num_deps; ++i) {
+    if (deps[i]->graph != graph) return nullptr;
+    indices.push_back(deps[i]->index);
+  }
+  graph->nodes.push_back(std::make_unique<SimGraphNode>(SimGraphNode{graph, graph->nodes.size()}));
+  graph->functions.push_back(function);
+  graph->ops.push_back(op);
+  graph->deps.push_back(indices);
+  return graph->nodes.back().get();
+}
+
+const SimFunction* BlitKernel(int which) {
+  static const std::vector<simFunction_t>* blits = [] {
+    static const char* const kNames[] = {"__amd_rocclr_fillBufferAligned",
+                                         "__amd_rocclr_copyBuffer"};
+    auto* f = new std::vector<simFunction_t>(2);  // never destroyed, like the runtime
+    simhipModuleLoad(kNames, 2, f->data());
+    return f;
+  }();
+  return (*blits)[static_cast<size_t>(which)];
 }
 
 }  // namespace
 
 namespace sim {
+
+std::vector<size_t> RunOrder(const SimGraph& graph) {
+  const size_t n = graph.deps.size();
+  std::vector<std::vector<size_t>> edges(n);
+  std::vector<size_t> in(n, 0), order;
+  for (size_t i = 0; i < n; ++i) {
+    in[i] = graph.deps[i].size();
+    for (size_t d : graph.deps[i]) edges[d].push_back(i);  // in the order edges were added
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (in[i] == 0) order.push_back(i);
+  for (size_t head = 0; head < order.size(); ++head)
+    for (size_t e : edges[order[head]])
+      if (--in[e] == 0) order.push_back(e);
+  return order;
+}
+
+void SetExecNodes(SimGraphExec* exec, const SimGraph& graph) {
+  const std::vector<size_t> order = RunOrder(graph);
+  exec->functions.clear();
+  exec->ops.clear();
+  exec->position.assign(graph.deps.size(), 0);
+  for (size_t at = 0; at < order.size(); ++at) {
+    exec->functions.push_back(graph.functions[order[at]]);
+    exec->ops.push_back(graph.ops[order[at]]);
+    exec->position[order[at]] = at;
+  }
+}
+
+const SimFunction* FillKernel() { return BlitKernel(0); }
+const SimFunction* CopyKernel() { return BlitKernel(1); }
 
 SimGraph* NewGraph() {
   Runtime& r = R();
@@ -50,15 +113,64 @@ int simhipGraphAddKernelNode(simGraphNode_t* node, simGraph_t graph, const simGr
   args.hipGraphAddKernelNode.numDependencies = num_deps;
   args.hipGraphAddKernelNode.pNodeParams = &function;  // not hipKernelNodeParams
   ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddKernelNode, args);
-  std::vector<size_t> indices;
-  for (size_t i = 0; i < num_deps; ++i) {
-    if (deps[i]->graph != graph) return call.Return(simErrorInvalidValue);
-    indices.push_back(deps[i]->index);
-  }
-  graph->nodes.push_back(std::make_unique<SimGraphNode>(SimGraphNode{graph, graph->nodes.size()}));
-  graph->functions.push_back(function);
-  graph->deps.push_back(indices);
-  *node = graph->nodes.back().get();
+  SimGraphNode* added = AddNode(graph, deps, num_deps, function, SimNodeOp{});
+  if (added == nullptr) return call.Return(simErrorInvalidValue);
+  *node = added;
+  return call.Return(simSuccess);
+}
+
+int simhipGraphAddMemcpyNode1D(simGraphNode_t* node, simGraph_t graph, const simGraphNode_t* deps,
+                               size_t num_deps, void* dst, const void* src, size_t bytes,
+                               int kind) {
+  sim::EnsureInitialized();
+  auto args = Args();
+  args.hipGraphAddMemcpyNode1D.pGraphNode = reinterpret_cast<void**>(node);
+  args.hipGraphAddMemcpyNode1D.graph = graph;
+  args.hipGraphAddMemcpyNode1D.pDependencies = reinterpret_cast<void* const*>(deps);
+  args.hipGraphAddMemcpyNode1D.numDependencies = num_deps;
+  args.hipGraphAddMemcpyNode1D.dst = dst;
+  args.hipGraphAddMemcpyNode1D.src = src;
+  args.hipGraphAddMemcpyNode1D.count = bytes;
+  args.hipGraphAddMemcpyNode1D.kind = kind;
+  ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddMemcpyNode1D, args);
+  // Host to host is a CPU memcpy in CLR (no record at all): not modelled.
+  if (kind < simMemcpyHostToDevice || kind > simMemcpyDeviceToDevice)
+    return call.Return(simErrorInvalidValue);
+  SimNodeOp op;
+  op.kind = kind == simMemcpyDeviceToDevice ? SimNodeOp::kCopyBlit : SimNodeOp::kCopySdma;
+  op.copy_kind = kind;
+  op.bytes = bytes;
+  op.dst = dst;
+  op.src = src;
+  SimGraphNode* added = AddNode(graph, deps, num_deps,
+                                op.kind == SimNodeOp::kCopyBlit ? sim::CopyKernel() : nullptr, op);
+  if (added == nullptr) return call.Return(simErrorInvalidValue);
+  *node = added;
+  return call.Return(simSuccess);
+}
+
+int simhipGraphAddMemsetNode(simGraphNode_t* node, simGraph_t graph, const simGraphNode_t* deps,
+                             size_t num_deps, void* dst, int value, size_t bytes) {
+  sim::EnsureInitialized();
+  struct {
+    void* dst;
+    int value;
+    size_t bytes;
+  } params{dst, value, bytes};
+  auto args = Args();
+  args.hipGraphAddMemsetNode.pGraphNode = reinterpret_cast<void**>(node);
+  args.hipGraphAddMemsetNode.graph = graph;
+  args.hipGraphAddMemsetNode.pDependencies = reinterpret_cast<void* const*>(deps);
+  args.hipGraphAddMemsetNode.numDependencies = num_deps;
+  args.hipGraphAddMemsetNode.pMemsetParams = &params;  // not hipMemsetParams
+  ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddMemsetNode, args);
+  SimNodeOp op;
+  op.kind = SimNodeOp::kMemset;
+  op.bytes = bytes;
+  op.dst = dst;
+  SimGraphNode* added = AddNode(graph, deps, num_deps, sim::FillKernel(), op);
+  if (added == nullptr) return call.Return(simErrorInvalidValue);
+  *node = added;
   return call.Return(simSuccess);
 }
 
@@ -95,7 +207,7 @@ SimGraphExec* NewExec(const SimGraph* graph) {
   }
   exec->live = true;
   exec->origin = graph;
-  exec->functions = graph->functions;
+  sim::SetExecNodes(exec, *graph);
   exec->deps = graph->deps;
   return exec;
 }
@@ -131,7 +243,7 @@ int simhipGraphExecUpdate(simGraphExec_t exec, simGraph_t graph) {
   ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecUpdate, args);
   if (!exec->live || !SameTopology(*exec, *graph))
     return call.Return(simErrorGraphExecUpdateFailure);
-  exec->functions = graph->functions;
+  sim::SetExecNodes(exec, *graph);
   return call.Return(simSuccess);
 }
 
@@ -143,8 +255,10 @@ int simhipGraphExecKernelNodeSetParams(simGraphExec_t exec, simGraphNode_t node,
   args.hipGraphExecKernelNodeSetParams.node = node;
   args.hipGraphExecKernelNodeSetParams.pNodeParams = &function;  // not hipKernelNodeParams
   ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecKernelNodeSetParams, args);
-  if (!exec->live || node->graph != exec->origin) return call.Return(simErrorInvalidValue);
-  exec->functions[node->index] = function;
+  if (!exec->live || node->graph != exec->origin ||
+      exec->ops[exec->position[node->index]].kind != SimNodeOp::kKernel)
+    return call.Return(simErrorInvalidValue);
+  exec->functions[exec->position[node->index]] = function;
   return call.Return(simSuccess);
 }
 

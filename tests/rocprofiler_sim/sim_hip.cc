@@ -108,7 +108,7 @@ void Drain(HwQueue& queue) {
     info.kernel_id = packet.function->kernel_ids[static_cast<size_t>(packet.device)];
     info.dispatch_id = r.next_dispatch.fetch_add(1);
     info.workgroup_size = {256, 1, 1};
-    info.grid_size = {256, 1, 1};
+    info.grid_size = {256 * packet.blocks, 1, 1};
     const uint64_t start = std::max(sim::BootNs() + 1000, queue.busy_until_ns);
     queue.busy_until_ns = start + 2000;
     sim::EmitKernelDispatch(c, info, start, start + 2000);
@@ -116,10 +116,10 @@ void Drain(HwQueue& queue) {
 }
 
 // Appends one packet; writes it (and whatever else is pending) now unless it is batched.
-void Submit(SimStream* stream, const SimFunction* function, bool may_batch) {
+void Submit(SimStream* stream, const SimFunction* function, bool may_batch, uint32_t blocks = 1) {
   HwQueue& queue = *stream->queue;
   std::lock_guard<std::mutex> lock(queue.mutex);
-  queue.pending.push_back({function, stream->device, sim::ThreadId()});
+  queue.pending.push_back({function, stream->device, sim::ThreadId(), blocks});
   // Batching grows with contention: each other thread launching on this queue adds the chance.
   const int others = queue.launching.load(std::memory_order_relaxed) - 1;
   const uint64_t chance = may_batch && others > 0
@@ -127,6 +127,32 @@ void Submit(SimStream* stream, const SimFunction* function, bool may_batch) {
                                     static_cast<uint64_t>(others * (others + 1) / 2)
                               : 0;
   if (NextRandom() >= chance) Drain(queue);
+}
+
+constexpr rocprofiler_memory_copy_operation_t kDirection[] = {
+    ROCPROFILER_MEMORY_COPY_HOST_TO_HOST, ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE,
+    ROCPROFILER_MEMORY_COPY_DEVICE_TO_HOST, ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE};
+
+// An SDMA copy node in its turn: the launching thread rings its queue (the packets before the
+// copy must be written for the copy to wait on them), then submits the copy itself, which is the
+// SDK's async-copy wrapper: the request callback on this thread, this thread's latest correlation
+// id (the hipGraphLaunch), and a record timed by the copy engine, after the queue's work.
+void CopyNode(SimStream* stream, const SimNodeOp& op) {
+  HwQueue& queue = *stream->queue;
+  std::lock_guard<std::mutex> lock(queue.mutex);
+  Drain(queue);
+  const rocprofiler_memory_copy_operation_t direction = kDirection[op.copy_kind];
+  const sim::Correlation c =
+      sim::CorrelateAsync(ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY, direction);
+  const uint64_t gpu = R().devices[static_cast<size_t>(stream->device)].agent;
+  const bool src_host =
+      op.copy_kind == simMemcpyHostToHost || op.copy_kind == simMemcpyHostToDevice;
+  const bool dst_host =
+      op.copy_kind == simMemcpyHostToHost || op.copy_kind == simMemcpyDeviceToHost;
+  const uint64_t start = std::max(sim::BootNs() + 1000, queue.busy_until_ns);
+  queue.busy_until_ns = start + 500 + op.bytes / 16;
+  sim::EmitMemoryCopy(c, direction, dst_host ? 1 : gpu, src_host ? 1 : gpu, op.bytes, op.dst,
+                      op.src, start, queue.busy_until_ns);
 }
 
 void Ring(SimStream* stream) {
@@ -270,6 +296,15 @@ int simhipModuleLoad(const char* const* kernel_names, int count, simFunction_t* 
         r.symbols.push_back(symbol);
       }
       sim::EmitKernelSymbol(symbol, ROCPROFILER_CALLBACK_PHASE_LOAD);
+      // The host stub HIP registers for it (__hipRegisterFunction): what hipLaunchKernel names.
+      rocprofiler_callback_tracing_code_object_host_kernel_symbol_register_data_t host{};
+      host.size = sizeof(host);
+      host.host_function_id = symbol.kernel_id;
+      host.kernel_id = symbol.kernel_id;
+      host.code_object_id = load.code_object_id;
+      host.host_function.ptr = f;
+      host.device_function = f->name.c_str();
+      sim::EmitHostKernelSymbol(host, ROCPROFILER_CALLBACK_PHASE_LOAD);
     }
   }
   for (int i = 0; i < count; ++i) functions[i] = made[static_cast<size_t>(i)];
@@ -285,11 +320,12 @@ int simhipLaunchKernel(simFunction_t function, simStream_t stream) {
   ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipLaunchKernel, args);
   if (stream->capture != nullptr) {
     SimGraph& g = *stream->capture;
-    std::vector<size_t> deps;
-    if (!g.nodes.empty()) deps.push_back(g.nodes.size() - 1);
+    std::lock_guard<std::mutex> lock(R().mutex);  // streams of one capture may be on two threads
     g.nodes.push_back(std::make_unique<SimGraphNode>(SimGraphNode{&g, g.nodes.size()}));
     g.functions.push_back(function);
-    g.deps.push_back(deps);
+    g.ops.push_back(SimNodeOp{});
+    g.deps.push_back(stream->capture_tail);
+    stream->capture_tail = {g.nodes.size() - 1};
     return call.Return(simSuccess);
   }
   Submit(stream, function, /*may_batch=*/false);
@@ -302,9 +338,6 @@ int simhipMemcpyAsync(void* dst, const void* src, size_t bytes, int kind, simStr
   auto args = Args();
   args.hipMemcpyAsync = {dst, src, bytes, kind, stream};
   ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyAsync, args);
-  static constexpr rocprofiler_memory_copy_operation_t kDirection[] = {
-      ROCPROFILER_MEMORY_COPY_HOST_TO_HOST, ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE,
-      ROCPROFILER_MEMORY_COPY_DEVICE_TO_HOST, ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE};
   if (kind < 0 || kind > 3) return call.Return(simErrorInvalidValue);
   const rocprofiler_memory_copy_operation_t direction = kDirection[kind];
   const sim::Correlation c =
@@ -328,7 +361,13 @@ int simhipGraphLaunch(simGraphExec_t exec, simStream_t stream) {
   if (!exec->live) return call.Return(simErrorInvalidValue);
   stream->queue->launching.fetch_add(1, std::memory_order_relaxed);
   for (size_t i = 0; i < exec->functions.size(); ++i) {
-    Submit(stream, exec->functions[i], /*may_batch=*/i > 0);
+    const SimNodeOp& op = exec->ops[i];
+    if (op.kind == SimNodeOp::kCopySdma) {
+      CopyNode(stream, op);
+    } else {
+      const uint32_t blocks = op.kind == SimNodeOp::kKernel ? 1 : sim::BlitBlocks(op.bytes);
+      Submit(stream, exec->functions[i], /*may_batch=*/i > 0, blocks);
+    }
     SleepNs(2000);  // the CPU cost of one node's packet; other launching threads run meanwhile
   }
   Ring(stream);
@@ -344,6 +383,7 @@ int simhipStreamBeginCapture(simStream_t stream) {
   ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamBeginCapture, args);
   if (stream->capture != nullptr) return call.Return(simErrorInvalidValue);
   stream->capture = NewGraph();
+  stream->capture_tail.clear();
   return call.Return(simSuccess);
 }
 
@@ -356,7 +396,59 @@ int simhipStreamEndCapture(simStream_t stream, simGraph_t* graph) {
   ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamEndCapture, args);
   if (stream->capture == nullptr) return call.Return(simErrorInvalidValue);
   *graph = stream->capture;
-  stream->capture = nullptr;
+  std::lock_guard<std::mutex> lock(R().mutex);
+  for (auto& other : R().streams) {  // streams forked into this capture leave it with it
+    if (other->capture == *graph) other->capture = nullptr;
+  }
+  return call.Return(simSuccess);
+}
+
+int simhipEventCreate(simEvent_t* event) {
+  sim::EnsureInitialized();
+  auto args = Args();
+  args.hipEventCreate.event = reinterpret_cast<void**>(event);
+  ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipEventCreate, args);
+  std::lock_guard<std::mutex> lock(R().mutex);
+  R().events.push_back(std::make_unique<SimEvent>());
+  *event = R().events.back().get();
+  return call.Return(simSuccess);
+}
+
+int simhipEventRecord(simEvent_t event, simStream_t stream) {
+  sim::EnsureInitialized();
+  StreamSet set(stream);
+  auto args = Args();
+  args.hipEventRecord.event = event;
+  args.hipEventRecord.stream = stream;
+  ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipEventRecord, args);
+  std::lock_guard<std::mutex> lock(R().mutex);
+  event->capture = stream->capture;
+  event->tail = stream->capture != nullptr ? stream->capture_tail : std::vector<size_t>();
+  return call.Return(simSuccess);
+}
+
+int simhipStreamWaitEvent(simStream_t stream, simEvent_t event, unsigned int flags) {
+  sim::EnsureInitialized();
+  StreamSet set(stream);
+  auto args = Args();
+  args.hipStreamWaitEvent.stream = stream;
+  args.hipStreamWaitEvent.event = event;
+  args.hipStreamWaitEvent.flags = flags;
+  ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamWaitEvent, args);
+  std::lock_guard<std::mutex> lock(R().mutex);
+  if (event->capture == nullptr) return call.Return(simSuccess);  // outside capture: no node
+  if (stream->capture == nullptr) {  // the fork: this stream joins the capture
+    stream->capture = event->capture;
+    stream->capture_tail = event->tail;
+  } else if (stream->capture == event->capture) {  // the join
+    for (size_t n : event->tail) {
+      if (std::find(stream->capture_tail.begin(), stream->capture_tail.end(), n) ==
+          stream->capture_tail.end())
+        stream->capture_tail.push_back(n);
+    }
+  } else {
+    return call.Return(simErrorInvalidValue);  // two captures mixed
+  }
   return call.Return(simSuccess);
 }
 

@@ -25,6 +25,7 @@ typedef struct SimGraph* simGraph_t;
 typedef struct SimGraphNode* simGraphNode_t;
 typedef struct SimGraphExec* simGraphExec_t;
 typedef struct SimFunction* simFunction_t;
+typedef struct SimEvent* simEvent_t;
 
 enum { simSuccess = 0, simErrorInvalidValue = 1, simErrorGraphExecUpdateFailure = 910 };
 enum simMemcpyKind {
@@ -52,6 +53,14 @@ int simhipMemcpyAsync(void* dst, const void* src, size_t bytes, int kind, simStr
 int simhipGraphCreate(simGraph_t* graph);
 int simhipGraphAddKernelNode(simGraphNode_t* node, simGraph_t graph, const simGraphNode_t* deps,
                              size_t num_deps, simFunction_t function);
+// Copy and memset nodes as HIP's CLR runs them (sim_runtime.h, SimNodeOp): a device-to-device
+// copy and a memset are dispatches of CLR's blit kernels (__amd_rocclr_copyBuffer,
+// __amd_rocclr_fillBufferAligned, grid by size); a copy to or from host memory is an SDMA copy
+// (a MEMORY_COPY record) the launching thread submits in its turn. Host to host is refused.
+int simhipGraphAddMemcpyNode1D(simGraphNode_t* node, simGraph_t graph, const simGraphNode_t* deps,
+                               size_t num_deps, void* dst, const void* src, size_t bytes, int kind);
+int simhipGraphAddMemsetNode(simGraphNode_t* node, simGraph_t graph, const simGraphNode_t* deps,
+                             size_t num_deps, void* dst, int value, size_t bytes);
 int simhipGraphDestroy(simGraph_t graph);
 // An exec's address is reused at once by the next instantiation after it is destroyed, as HIP's
 // allocator does.
@@ -66,9 +75,18 @@ int simhipGraphExecKernelNodeSetParams(simGraphExec_t exec, simGraphNode_t node,
 int simhipGraphExecDestroy(simGraphExec_t exec);
 int simhipGraphLaunch(simGraphExec_t exec, simStream_t stream);
 
-// Kernel launches on a capturing stream are recorded as a chain of nodes, not run.
+// Kernel launches on a capturing stream are recorded as nodes (after the stream's last captured
+// node), not run.
 int simhipStreamBeginCapture(simStream_t stream);
 int simhipStreamEndCapture(simStream_t stream, simGraph_t* graph);
+
+// Events, for forking a capture: an event recorded on a capturing stream and waited on by another
+// stream brings that stream into the capture (its kernels become nodes after the recording
+// stream's last ones); recorded there and waited on by the first, it joins back. Every stream
+// forked into a capture leaves it when the capture ends. Outside capture they do nothing.
+int simhipEventCreate(simEvent_t* event);
+int simhipEventRecord(simEvent_t event, simStream_t stream);
+int simhipStreamWaitEvent(simStream_t stream, simEvent_t event, unsigned int flags);
 
 // ROCTx (roctx.h of rocprofiler-sdk-roctx) as the real SDK's marker library delivers it: each
 // call gives the tool MARKER_CORE_API callbacks on the calling thread, ENTER then EXIT, with the

@@ -81,6 +81,10 @@ void EmitKernelSymbol(
     const rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t& symbol,
     rocprofiler_callback_phase_t phase);
 
+void EmitHostKernelSymbol(
+    const rocprofiler_callback_tracing_code_object_host_kernel_symbol_register_data_t& symbol,
+    rocprofiler_callback_phase_t phase);
+
 // MARKER_CORE_API callbacks on the calling thread (sim_roctx.cc).
 void EmitMarker(rocprofiler_marker_core_api_id_t operation, rocprofiler_callback_phase_t phase,
                 rocprofiler_callback_tracing_marker_api_data_t* data);

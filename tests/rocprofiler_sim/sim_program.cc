@@ -4,10 +4,13 @@
 // "expect nodes=N replays=R" per exec (per exec and version, for update and re-instantiation).
 //   sim_program CASE   chain32 | chain6 | fan4 | fan2 | update | setparams | flags | devices2 |
 //                      capture | copies | threadsN (N threads, one exec each, root -> 4 -> join,
-//                      100 replays) | exit_midrun | sigint_midrun (2 threads replaying a 4-node
-//                      chain without end; after 50 ms the main thread calls exit(0) or raises
-//                      SIGINT: a trace must still be complete and valid) | loop_<ms> (prints its
-//                      pid; 2 threads replay a 4-node chain once a ms each for <ms>: issue 14)
+//                      100 replays) | graphcopies (kernels, copies and a memset as graph nodes,
+//                      an update resizing a copy) | copythreadsN (as threadsN, each exec a chain
+//                      kernel -> copy -> kernel -> memset -> kernel -> copy) | exit_midrun |
+//                      sigint_midrun (2 threads replaying a 4-node chain without end; after 50 ms
+//                      the main thread calls exit(0) or raises SIGINT: a trace must still be
+//                      complete and valid) | loop_<ms> (prints its pid; 2 threads replay a 4-node
+//                      chain once a ms each for <ms>: issue 14)
 // The hazard cases also print "sim cross_thread_dispatches=K": dispatches written by a thread other
 // than their launcher, which the simulator knows and no trace can show.
 #include <unistd.h>
@@ -116,6 +119,57 @@ void Threads(int n) {
               static_cast<unsigned long long>(simhipCrossThreadDispatches()));
 }
 
+// kernel -> copy to the device -> kernel -> memset -> `tail`: node i's kernel is prefix<i>; each
+// copy and memset has a size of its own (`sizes`: host to device, memset, tail copy), so every
+// node's work is known apart. `tail` is a device-to-device copy or one back to the host.
+struct CopyBuffers {
+  std::vector<char> host = std::vector<char>(1 << 16), device = std::vector<char>(1 << 16),
+                    device2 = std::vector<char>(1 << 16);
+};
+simGraph_t CopyChain(const std::vector<simFunction_t>& k, CopyBuffers& b, size_t h2d, size_t fill,
+                     int tail, size_t tail_bytes) {
+  simGraph_t g;
+  CHECK(simhipGraphCreate(&g));
+  simGraphNode_t n[6];
+  CHECK(simhipGraphAddKernelNode(&n[0], g, nullptr, 0, k[0]));
+  CHECK(simhipGraphAddMemcpyNode1D(&n[1], g, &n[0], 1, b.device.data(), b.host.data(), h2d,
+                                   simMemcpyHostToDevice));
+  CHECK(simhipGraphAddKernelNode(&n[2], g, &n[1], 1, k[2]));
+  CHECK(simhipGraphAddMemsetNode(&n[3], g, &n[2], 1, b.device.data(), 0, fill));
+  CHECK(simhipGraphAddKernelNode(&n[4], g, &n[3], 1, k[4]));
+  void* dst = tail == simMemcpyDeviceToHost ? b.host.data() : b.device2.data();
+  CHECK(simhipGraphAddMemcpyNode1D(&n[5], g, &n[4], 1, dst, b.device.data(), tail_bytes, tail));
+  return g;
+}
+
+// N threads, one exec of CopyChain each (sizes of their own per thread), 100 replays each.
+void CopyThreads(int n) {
+  std::vector<simStream_t> streams;
+  std::vector<simGraphExec_t> execs;
+  std::vector<CopyBuffers> buffers(static_cast<size_t>(n));
+  for (int t = 0; t < n; ++t) {
+    streams.push_back(Stream());
+    const size_t u = static_cast<size_t>(t);
+    execs.push_back(
+        Instantiate(CopyChain(Kernels("c" + std::to_string(t) + "_n", 6), buffers[u], 4096 + 64 * u,
+                              1024 * (u + 1), simMemcpyDeviceToHost, 2048 + 64 * u)));
+    std::printf("expect nodes=6 replays=100\n");
+  }
+  std::vector<std::thread> threads;
+  std::atomic<int> ready{0};
+  for (int t = 0; t < n; ++t) {
+    threads.emplace_back([&, t] {
+      ready.fetch_add(1);
+      while (ready.load() < n) std::this_thread::yield();
+      Replay(execs[static_cast<size_t>(t)], streams[static_cast<size_t>(t)], 100);
+      CHECK(simhipStreamSynchronize(streams[static_cast<size_t>(t)]));
+    });
+  }
+  for (auto& th : threads) th.join();
+  std::printf("sim cross_thread_dispatches=%llu\n",
+              static_cast<unsigned long long>(simhipCrossThreadDispatches()));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -126,6 +180,22 @@ int main(int argc, char** argv) {
   const std::string c = argv[1];
   if (c.rfind("threads", 0) == 0) {
     Threads(std::atoi(c.c_str() + 7));
+  } else if (c.rfind("copythreads", 0) == 0) {
+    CopyThreads(std::atoi(c.c_str() + 11));
+  } else if (c == "graphcopies") {
+    // 100 replays; an update changing only the first copy's size (4096 -> 8192 bytes); 100 more:
+    // 1 graph id, 6 keys + 1 new node id for the changed copy.
+    simStream_t s = Stream();
+    CopyBuffers b;
+    std::vector<simFunction_t> k = Kernels("gc_k", 6);
+    simGraphExec_t e = Instantiate(CopyChain(k, b, 4096, 2048, simMemcpyDeviceToDevice, 1024));
+    Replay(e, s, 100);
+    CHECK(simhipGraphExecUpdate(e, CopyChain(k, b, 8192, 2048, simMemcpyDeviceToDevice, 1024)));
+    Replay(e, s, 100);
+    CHECK(simhipStreamSynchronize(s));
+    std::printf(
+        "expect nodes=5 replays=200\nexpect nodes=1 replays=100\n"
+        "expect nodes=1 replays=100\n");
   } else if (c == "chain32" || c == "chain6") {
     const int n = c == "chain32" ? 32 : 6;
     simStream_t s = Stream();

@@ -317,6 +317,14 @@ void EmitKernelSymbol(
            ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER, phase, &copy);
 }
 
+void EmitHostKernelSymbol(
+    const rocprofiler_callback_tracing_code_object_host_kernel_symbol_register_data_t& symbol,
+    rocprofiler_callback_phase_t phase) {
+  auto copy = symbol;
+  Callback(ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT,
+           ROCPROFILER_CODE_OBJECT_HOST_KERNEL_SYMBOL_REGISTER, phase, &copy);
+}
+
 void EmitMarker(rocprofiler_marker_core_api_id_t operation, rocprofiler_callback_phase_t phase,
                 rocprofiler_callback_tracing_marker_api_data_t* data) {
   Callback(ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API, operation, phase, data);

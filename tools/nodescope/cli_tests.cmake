@@ -235,6 +235,12 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
   nodescope_cli_test(nodes nodes_past_limit EXIT 0 ARGS ${data}/replays_8x200.json --max-nodes 3
     STDERR "^nodescope nodes: warning: [^\n]*: 1000 keyed events of nodes past the first 3 are left out"
     STDOUT "\nleft out: 1000 keyed events of nodes past the first 3 \\(the limit on distinct nodes\\)\n\ngraph 3: 3 nodes, 200 replays,")
+  # A sampled trace (NODESCOPE_SAMPLE) says so, in text and JSON.
+  nodescope_cli_test(nodes sampled_trace EXIT 0 ARGS ${data}/sampled.json STDERR "^$"
+    STDOUT "^[^\n]*/sampled.json\nsampled: about 1 launch in 20 traced \\(5 of 60 graph launches\\); replays and totals count traced replays")
+  nodescope_cli_test(nodes sampled_trace_json EXIT 0 ARGS ${data}/sampled.json --json PARSE json
+    STDERR "^$"
+    STDOUT "\"launch_sampling\":{\"every\":20,\"graph_launches\":60,\"graph_launches_traced\":5}")
   # Within the limits: nothing estimated ("~") and no warning.
   nodescope_cli_test(nodes within_limits EXIT 0 ARGS ${data}/replays_8x200.json STDERR "^$"
     STDOUT "^[^~]*\ngraph 3: 8 nodes, 200 replays, [^~]*$")

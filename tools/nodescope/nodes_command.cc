@@ -236,7 +236,12 @@ int Nodes(const NodesOptions& opts) {
     const NodesFormat format = opts.csv    ? NodesFormat::kCsv
                                : opts.json ? NodesFormat::kJson
                                            : NodesFormat::kText;
-    const LeftOut left_out{a->untracked_events, opts.limits.max_nodes};
+    LeftOut left_out{a->untracked_events, opts.limits.max_nodes};
+    if (a->metadata.sampling.has_value()) {
+      left_out.sampled_every = a->metadata.sampling->every;
+      left_out.graph_launches = a->metadata.sampling->graph_launches;
+      left_out.graph_launches_traced = a->metadata.sampling->graph_launches_traced;
+    }
     // Batched into writes of about 1 MiB.
     constexpr size_t kBatchBytes = size_t{1} << 20;
     std::string pending = NodesBegin(format, opts.trace, left_out);

@@ -215,6 +215,12 @@ std::string NodesBegin(NodesFormat format, const std::string& path, const LeftOu
       o.Field(",\"untracked_events\":", left_out.events);
       o.Field(",\"max_nodes\":", left_out.max_nodes);
     }
+    if (left_out.sampled_every > 1) {
+      o.Field(",\"launch_sampling\":{\"every\":", left_out.sampled_every);
+      o.Field(",\"graph_launches\":", left_out.graph_launches);
+      o.Field(",\"graph_launches_traced\":", left_out.graph_launches_traced);
+      o.Char('}');
+    }
     o.Raw(",\"graphs\":[");
     return o.str();
   }
@@ -223,6 +229,12 @@ std::string NodesBegin(NodesFormat format, const std::string& path, const LeftOu
     out += "left out: " + Plural(left_out.events, "keyed event", "keyed events") +
            " of nodes past the first " + to_string(left_out.max_nodes) +
            " (the limit on distinct nodes)\n";
+  }
+  if (left_out.sampled_every > 1) {
+    out += "sampled: about 1 launch in " + to_string(left_out.sampled_every) + " traced (" +
+           to_string(left_out.graph_launches_traced) + " of " +
+           Plural(left_out.graph_launches, "graph launch", "graph launches") +
+           "); replays and totals count traced replays, means and percentiles estimate all\n";
   }
   return out;
 }

@@ -14,6 +14,10 @@ namespace nodescope::cli {
 struct LeftOut {
   uint64_t events = 0;
   uint64_t max_nodes = 0;
+  // A sampled trace (NODESCOPE_SAMPLE): about 1 launch in `sampled_every` was traced.
+  uint64_t sampled_every = 0;
+  uint64_t graph_launches = 0;
+  uint64_t graph_launches_traced = 0;
 };
 
 // The output in pieces, written as they come so that memory does not grow with the number of

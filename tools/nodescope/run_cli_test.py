@@ -213,6 +213,10 @@ def env_checked():
     refused_before_start("NODESCOPE_OUTPUT a folder", [], "it is a folder", NODESCOPE_OUTPUT="/")
     refused_before_start("NODESCOPE_MAX_EVENTS=' 5'", [], "NODESCOPE_MAX_EVENTS=' 5' is not",
                          NODESCOPE_MAX_EVENTS=" 5")
+    refused_before_start("NODESCOPE_SAMPLE=0", [], "NODESCOPE_SAMPLE='0' is not",
+                         NODESCOPE_SAMPLE="0")
+    refused_before_start("--sample 0", ["--sample", "0"], "--sample: Value 0 not in range")
+    refused_before_start("--sample x", ["--sample", "x"], "--sample")
     refused_before_start("NODESCOPE_BUFFER_SIZE_MB=2^44", [],
                          "NODESCOPE_BUFFER_SIZE_MB='17592186044416' is not a whole number from 1",
                          NODESCOPE_BUFFER_SIZE_MB="17592186044416")

@@ -43,6 +43,7 @@ void AddNoEnv(const std::string&, std::vector<std::string>*) {}
 struct RunOptions {
   std::string output;
   std::string backend;
+  uint32_t sample = 0;        // --sample N; 0: not given (NODESCOPE_SAMPLE, if set, applies)
   std::string ring;           // NODESCOPE_RING
   std::string stream;         // NODESCOPE_STREAM
   std::string capture_every;  // NODESCOPE_CAPTURE_EVERY
@@ -149,6 +150,7 @@ int Run(const RunOptions& opts) {
   std::vector<std::string> env;
   chosen->add_env(*library, &env);
   if (!opts.output.empty()) env.push_back(std::string(report::kOutputVariable) + "=" + opts.output);
+  if (opts.sample != 0) env.push_back("NODESCOPE_SAMPLE=" + std::to_string(opts.sample));
   if (!opts.ring.empty()) env.push_back("NODESCOPE_RING=" + opts.ring);
   if (!opts.stream.empty()) env.push_back("NODESCOPE_STREAM=" + opts.stream);
   if (!opts.capture_every.empty()) env.push_back("NODESCOPE_CAPTURE_EVERY=" + opts.capture_every);
@@ -175,6 +177,10 @@ CLI::App* AddRunCommand(CLI::App& app, int* exit_code) {
                   "Trace file to write (default: nodescope-<pid>.json in the current folder)")
       ->check([](const std::string& v) { return v.empty() ? "must not be empty" : ""; });
   run->add_option("--backend", opts->backend, "Vendor backend to use (default: the first found)");
+  run->add_option("--sample", opts->sample,
+                  "Trace about 1 launch in N (each graph's first launch always), with device "
+                  "activity collected around those launches only (NODESCOPE_SAMPLE)")
+      ->check(CLI::Range(uint32_t{1}, static_cast<uint32_t>(kMaxSampleEvery)));
   run->add_option("--ring", opts->ring,
                   "Keep only the most recent window: a size (10M records, 256MB) or a time (60s)");
   run->add_option("--stream", opts->stream,

@@ -81,6 +81,13 @@ struct TraceMetadata {
   std::string host;
   std::optional<uint64_t> clock_realtime_ns;
   std::optional<uint64_t> clock_boottime_ns;
+  // "nodescope"."sampling": a sampled trace (NODESCOPE_SAMPLE) holds about 1 launch in `every`.
+  struct Sampling {
+    uint64_t every = 0;
+    uint64_t graph_launches = 0;
+    uint64_t graph_launches_traced = 0;
+  };
+  std::optional<Sampling> sampling;
   // "nodescope"."merged": the rank of each input of a merged trace, by process slot (-1: none).
   std::vector<int64_t> merged_ranks;
 };

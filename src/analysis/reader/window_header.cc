@@ -35,6 +35,8 @@ bool WindowReader::ReadNodescope(od::value& v, TraceMetadata* meta) {
       if (!ReadJob(field.value(), meta)) return false;
     } else if (key == "merged") {
       if (!ReadMerged(field.value(), meta)) return false;
+    } else if (key == "sampling") {
+      if (!ReadSampling(field.value(), meta)) return false;
     } else if (key == "attribution") {
       od::object attribution;
       if (!GetObject(field.value(), "attribution", &attribution)) return false;
@@ -58,6 +60,30 @@ bool WindowReader::ReadNodescope(od::value& v, TraceMetadata* meta) {
       }
     }
   }
+  return true;
+}
+
+bool WindowReader::ReadSampling(od::value& v, TraceMetadata* meta) {
+  od::object sampling;
+  if (!GetObject(v, "sampling", &sampling)) return false;
+  TraceMetadata::Sampling s;
+  for (auto field_or : sampling) {
+    od::field field;
+    if (error_code e = std::move(field_or).get(field)) return Failed(e);
+    od::raw_json_string key = field.key();
+    std::optional<uint64_t> value;
+    if (key == "every") {
+      if (!GetUint(field.value(), "every", &value)) return false;
+      s.every = *value;
+    } else if (key == "graph_launches") {
+      if (!GetUint(field.value(), "graph_launches", &value)) return false;
+      s.graph_launches = *value;
+    } else if (key == "graph_launches_traced") {
+      if (!GetUint(field.value(), "graph_launches_traced", &value)) return false;
+      s.graph_launches_traced = *value;
+    }
+  }
+  meta->sampling = s;
   return true;
 }
 

@@ -103,6 +103,7 @@ class WindowReader {
   bool ReadNodescope(simdjson::ondemand::value& v, TraceMetadata* meta);
   bool ReadJob(simdjson::ondemand::value& v, TraceMetadata* meta);
   bool ReadMerged(simdjson::ondemand::value& v, TraceMetadata* meta);
+  bool ReadSampling(simdjson::ondemand::value& v, TraceMetadata* meta);
   bool ReadDistributedInfo(simdjson::ondemand::value& v, TraceMetadata* meta);
   // The event's text from `at` (its '{') to its '}', once its fields have been read.
   bool RawEvent(const char* at, TraceEvent* event);

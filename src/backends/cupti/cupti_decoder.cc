@@ -85,8 +85,8 @@ bool CuptiDecoder::Decode(const CUpti_Activity* record) {
       DecodeApi(*reinterpret_cast<const CUpti_ActivityAPI*>(record), ApiDomain::kDriver);
       return true;
     case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
-      if (!Room()) return true;
       const auto& e = *reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
+      if (Discarded(e.correlationId) || !Room()) return true;
       // CUSTOM1 is where nodescope pushes user ranges (as kineto does).
       trace_->external.push_back(ExternalCorrelation{
           e.externalId, e.correlationId,
@@ -108,7 +108,7 @@ void CuptiDecoder::DecodeBuffer(uint8_t* buffer, size_t valid_bytes) {
 }
 
 void CuptiDecoder::DecodeKernel(const CUpti_ActivityKernel10& k) {
-  if (!Room()) return;
+  if (Discarded(k.correlationId) || !Room()) return;
   GpuActivity a = Common(ActivityKind::kKernel, k.start, k.end, k.deviceId, k.contextId, k.streamId,
                          k.correlationId, k.graphId, k.graphNodeId);
   a.kernel.name = trace_->strings.InternStablePointer(k.name);
@@ -127,7 +127,7 @@ void CuptiDecoder::DecodeKernel(const CUpti_ActivityKernel10& k) {
 // Memcpy6 and MemcpyPtoP4 share every field we keep.
 template <typename CopyRecord>
 void CuptiDecoder::DecodeCopy(const CopyRecord& m) {
-  if (!Room()) return;
+  if (Discarded(m.correlationId) || !Room()) return;
   GpuActivity a = Common(ActivityKind::kMemcpy, m.start, m.end, m.deviceId, m.contextId, m.streamId,
                          m.correlationId, m.graphId, m.graphNodeId);
   a.copy.bytes = m.bytes;
@@ -138,7 +138,7 @@ void CuptiDecoder::DecodeCopy(const CopyRecord& m) {
 }
 
 void CuptiDecoder::DecodeMemset(const CUpti_ActivityMemset4& m) {
-  if (!Room()) return;
+  if (Discarded(m.correlationId) || !Room()) return;
   GpuActivity a = Common(ActivityKind::kMemset, m.start, m.end, m.deviceId, m.contextId, m.streamId,
                          m.correlationId, m.graphId, m.graphNodeId);
   a.fill.bytes = m.bytes;
@@ -148,7 +148,7 @@ void CuptiDecoder::DecodeMemset(const CUpti_ActivityMemset4& m) {
 }
 
 void CuptiDecoder::DecodeApi(const CUpti_ActivityAPI& r, ApiDomain domain) {
-  if (!Room()) return;
+  if (Discarded(r.correlationId) || !Room()) return;
   ApiCall c{};
   c.start_ns = r.start;
   c.end_ns = r.end < r.start ? r.start : r.end;

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "backends/correlation_set.h"
 #include "model/trace.h"
 
 namespace nodescope::cupti {
@@ -32,6 +33,11 @@ class CuptiDecoder {
 
   uint64_t decoded() const { return decoded_; }
 
+  // Sampled tracing (backends/launch_sampler.h): only records whose correlation id is in `set`
+  // (the picked launches') are kept; the rest are counted in discarded(). Null: keep everything.
+  void KeepOnly(const CorrelationSet* set) { keep_ = set; }
+  uint64_t discarded() const { return discarded_; }
+
  private:
   bool Room();
   void Keep(const GpuActivity& a) { trace_->gpu.push_back(a); }
@@ -42,7 +48,15 @@ class CuptiDecoder {
   void DecodeApi(const CUpti_ActivityAPI& a, ApiDomain domain);
   StringId ApiName(ApiDomain domain, CUpti_CallbackId cbid);
 
+  bool Discarded(uint32_t correlation) {
+    if (keep_ == nullptr || keep_->Contains(correlation)) return false;
+    ++discarded_;
+    return true;
+  }
+
   Trace* trace_;
+  const CorrelationSet* keep_ = nullptr;
+  uint64_t discarded_ = 0;
   uint64_t max_events_;
   ApiNameFn api_name_;
   uint64_t decoded_ = 0;

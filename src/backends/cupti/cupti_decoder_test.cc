@@ -212,3 +212,39 @@ TEST(Decoder, StripsVersionSuffix) {
 
 }  // namespace
 }  // namespace nodescope::cupti
+
+namespace nodescope::cupti {
+namespace {
+
+// Sampled tracing: only the records of the picked launches' correlation ids are kept; the rest
+// (guards, overlaps) are counted as discarded, not as lost.
+TEST_F(DecoderTest, OnlyKeptCorrelationsAreKept) {
+  CorrelationSet guards;  // the kept set
+  guards.Add(43);
+  decoder_.KeepOnly(&guards);
+  auto k = MakeKernel("k", 5, (uint64_t{5} << 32) | 1);
+  decoder_.Decode(reinterpret_cast<CUpti_Activity*>(&k));
+  CUpti_ActivityAPI a;
+  std::memset(&a, 0, sizeof(a));
+  a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+  a.cbid = 311;
+  a.correlationId = 42;
+  decoder_.Decode(reinterpret_cast<CUpti_Activity*>(&a));
+  k.correlationId = 43;
+  a.correlationId = 43;
+  decoder_.Decode(reinterpret_cast<CUpti_Activity*>(&k));
+  decoder_.Decode(reinterpret_cast<CUpti_Activity*>(&a));
+  ASSERT_EQ(trace_.gpu.size(), 1u);
+  EXPECT_EQ(trace_.gpu[0].correlation_id, 43u);
+  ASSERT_EQ(trace_.api.size(), 1u);
+  EXPECT_EQ(decoder_.discarded(), 2u);
+  EXPECT_EQ(trace_.drops.Total(), 0u);
+  // An id 2^20 later takes the slot: the older one is forgotten, never confused with it.
+  guards.Add(42 + CorrelationSet::kSlots);
+  EXPECT_FALSE(guards.Contains(42));
+  EXPECT_TRUE(guards.Contains(42 + CorrelationSet::kSlots));
+  EXPECT_FALSE(guards.Contains(0));
+}
+
+}  // namespace
+}  // namespace nodescope::cupti

@@ -35,6 +35,16 @@ void RangePopped(uint64_t) {
 }
 const RangeRecorder::Listener kRangeListener{&RangePushed, &RangePopped};
 
+// What a launch puts on the device and the API records that link it to its call: enabled for
+// the whole session, or, when sampling, around sampled launches only (SampledActivity).
+std::vector<CUpti_ActivityKind> DeviceActivityKinds(const TracerOptions& options) {
+  std::vector<CUpti_ActivityKind> kinds = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+                                           CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2,
+                                           CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME};
+  if (options.trace_driver_api) kinds.push_back(CUPTI_ACTIVITY_KIND_DRIVER);
+  return kinds;
+}
+
 }  // namespace
 
 CuptiTracer::CuptiTracer() = default;
@@ -100,8 +110,17 @@ Status CuptiTracer::Start(const TracerOptions& options) {
   pool_ = std::make_unique<BufferPool>(options.buffer_bytes, options.max_buffers, cupti_version);
   g_pool.store(pool_.get(), std::memory_order_release);
   stage_ = MakeNativeIdStage(options.graph_attribution);
-  graph_callbacks_ = std::make_unique<GraphCallbacks>(stage_.get());
+  if (options.sample_every > 1) {
+    sampler_ = std::make_unique<LaunchSampler>(options.sample_every);
+    sampled_ = std::make_unique<SampledActivity>(DeviceActivityKinds(options));
+    kept_ = std::make_unique<CorrelationSet>();
+    graph_callbacks_ =
+        std::make_unique<GraphCallbacks>(stage_.get(), sampler_.get(), sampled_.get(), kept_.get());
+  } else {
+    graph_callbacks_ = std::make_unique<GraphCallbacks>(stage_.get());
+  }
   decoder_.emplace(&trace_, options.max_events, &ApiNameFromCupti);
+  decoder_->KeepOnly(kept_.get());
   ring_ = options.ring;
 
   Status s = Subscribe(options);
@@ -131,11 +150,11 @@ Status CuptiTracer::Subscribe(const TracerOptions& options) {
                              "cuptiSetThreadIdType"));
   RETURN_IF_ERROR(CheckCupti(cuptiActivityRegisterCallbacks(&BufferRequested, &BufferCompleted),
                              "cuptiActivityRegisterCallbacks"));
-  std::vector<CUpti_ActivityKind> kinds = {
-      CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-      CUPTI_ACTIVITY_KIND_MEMCPY2,           CUPTI_ACTIVITY_KIND_MEMSET,
-      CUPTI_ACTIVITY_KIND_RUNTIME,           CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
-  if (options.trace_driver_api) kinds.push_back(CUPTI_ACTIVITY_KIND_DRIVER);
+  // Sampling: the device and API kinds are switched on around sampled launches only.
+  std::vector<CUpti_ActivityKind> kinds = {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+  if (sampled_ == nullptr) {
+    for (CUpti_ActivityKind k : DeviceActivityKinds(options)) kinds.push_back(k);
+  }
   for (CUpti_ActivityKind k : kinds) {
     s = CheckCupti(cuptiActivityEnable(k), "cuptiActivityEnable");
     if (!s.ok()) {
@@ -147,6 +166,7 @@ Status CuptiTracer::Subscribe(const TracerOptions& options) {
 }
 
 void CuptiTracer::Unsubscribe() {
+  if (sampled_ != nullptr) sampled_->Close();
   for (CUpti_ActivityKind k : enabled_) cuptiActivityDisable(k);
   enabled_.clear();
   if (subscriber_ != nullptr) {
@@ -187,8 +207,26 @@ Status CuptiTracer::Stop() {
                                    static_cast<int64_t>(pool_->overflowed()));
     }
     stage_->Report(&trace_.attribution);
+    if (sampler_ != nullptr) {
+      LaunchSampler::Counts c = sampler_->counts();
+      trace_.sampling =
+          SamplingInfo{sampler_->every(), c.graph_launches,      c.graph_launches_kept,
+                       c.plain_launches,  c.plain_launches_kept, c.graph_guards + c.graph_overlaps,
+                       c.plain_overlaps};
+      trace_.counters.emplace_back("sampling_windows", static_cast<int64_t>(sampled_->windows()));
+      trace_.counters.emplace_back("sampling_guard_launches", static_cast<int64_t>(c.graph_guards));
+      trace_.counters.emplace_back("sampling_overlapping_launches",
+                                   static_cast<int64_t>(c.graph_overlaps + c.plain_overlaps));
+      trace_.counters.emplace_back("sampling_records_discarded",
+                                   static_cast<int64_t>(decoder_->discarded()));
+      if (c.untracked_execs > 0) {
+        trace_.counters.emplace_back("sampling_untracked_exec_launches",
+                                     static_cast<int64_t>(c.untracked_execs));
+      }
+    }
   }
   g_active.store(nullptr, std::memory_order_release);
+  if (flushed.ok() && sampled_ != nullptr) flushed = sampled_->status();
   // The pool stays alive with the tracer: CUPTI may still hold a buffer it never returns.
   return flushed;
 }

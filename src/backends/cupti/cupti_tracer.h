@@ -15,6 +15,8 @@
 #include "backends/cupti/buffer_pool.h"
 #include "backends/cupti/cupti_decoder.h"
 #include "backends/cupti/graph_callbacks.h"
+#include "backends/cupti/sampled_activity.h"
+#include "backends/launch_sampler.h"
 
 namespace nodescope::cupti {
 
@@ -27,6 +29,7 @@ class CuptiTracer final : public Tracer {
   Status Start(const TracerOptions& options) override;
   Status Stop() override;
   Trace& trace() override { return trace_; }
+  bool can_sample() const override { return true; }
   Status Flush() override;
   Status SnapshotWindow(Trace* out, bool release) override;
   uint64_t HeldRecords() override;
@@ -49,6 +52,11 @@ class CuptiTracer final : public Tracer {
   std::atomic<uint64_t> vendor_dropped_{0};  // added to trace_.drops at Stop()
   std::optional<CuptiDecoder> decoder_;
   std::unique_ptr<AttributionStage> stage_;
+  // Sampling (TracerOptions::sample_every > 1): which launches, and the activity kinds switched
+  // on around them; both outlive graph_callbacks_, which uses them.
+  std::unique_ptr<LaunchSampler> sampler_;
+  std::unique_ptr<SampledActivity> sampled_;
+  std::unique_ptr<CorrelationSet> kept_;  // picked launches: only their records are kept
   std::unique_ptr<GraphCallbacks> graph_callbacks_;
   CUpti_SubscriberHandle subscriber_ = nullptr;
   std::vector<CUpti_ActivityKind> enabled_;

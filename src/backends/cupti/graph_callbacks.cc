@@ -16,6 +16,8 @@ namespace {
 thread_local int t_api_depth = 0;
 thread_local GraphApiKind t_api_kind = GraphApiKind::kNone;
 thread_local uint64_t t_api_correlation = 0;
+// The outermost call on this thread opened the sampling window (LaunchWindow::Begin).
+thread_local bool t_window_open = false;
 
 uint64_t NodeId(CUgraphNode node) {
   uint64_t id = 0;
@@ -53,6 +55,19 @@ GraphApiKind ClassifyGraphApi(std::string_view name) {
   return GraphApiKind::kNone;
 }
 
+GraphApiKind ClassifyLaunchApi(std::string_view name) {
+  name = StripApiVersionSuffix(name);
+  auto starts = [&](std::string_view p) { return name.substr(0, p.size()) == p; };
+  if (starts("cudaGraphLaunch") || starts("cuGraphLaunch")) return GraphApiKind::kGraphLaunch;
+  // Host functions run no device work; everything else named cuLaunch*/cudaLaunch* does.
+  if (starts("cudaLaunchHostFunc") || starts("cuLaunchHostFunc")) return GraphApiKind::kNone;
+  if (starts("cudaLaunch") || starts("cuLaunch") || starts("cudaMemcpy") || starts("cuMemcpy") ||
+      starts("cudaMemset") || starts("cuMemset")) {
+    return GraphApiKind::kPlainLaunch;
+  }
+  return GraphApiKind::kNone;
+}
+
 Status GraphCallbacks::Enable(CUpti_SubscriberHandle subscriber) {
   RETURN_IF_ERROR(CheckCupti(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE),
                              "cuptiEnableDomain(RESOURCE)"));
@@ -69,13 +84,22 @@ Status GraphCallbacks::Enable(CUpti_SubscriberHandle subscriber) {
       const char* name = nullptr;
       if (cuptiGetCallbackName(d.domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr) continue;
       GraphApiKind kind = ClassifyGraphApi(name);
+      if (kind == GraphApiKind::kNone && sampler_ != nullptr) kind = ClassifyLaunchApi(name);
       if (kind == GraphApiKind::kNone) continue;
       RETURN_IF_ERROR(
           CheckCupti(cuptiEnableCallback(1, subscriber, d.domain, cbid), "cuptiEnableCallback"));
-      (*d.kinds)[cbid] = kind;
+      ListenTo(d.domain, cbid, kind);
     }
   }
   return OkStatus();
+}
+
+void GraphCallbacks::ListenTo(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                              GraphApiKind kind) {
+  std::vector<GraphApiKind>& kinds =
+      domain == CUPTI_CB_DOMAIN_RUNTIME_API ? runtime_api_kind_ : driver_api_kind_;
+  if (kinds.size() <= cbid) kinds.resize(cbid + 1, GraphApiKind::kNone);
+  kinds[cbid] = kind;
 }
 
 void GraphCallbacks::OnGraphNode(CUpti_CallbackId cbid, const CUpti_GraphData& g) {
@@ -165,12 +189,19 @@ void GraphCallbacks::OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
     if (t_api_depth++ == 0) {
       t_api_kind = kind;
       t_api_correlation = data.correlationId;
+      if (kind == GraphApiKind::kGraphLaunch || kind == GraphApiKind::kPlainLaunch) {
+        OnLaunchEnter(kind, data);
+      }
     }
     return;
   }
   if (t_api_depth > 0 && --t_api_depth > 0) return;
   t_api_kind = GraphApiKind::kNone;
-  if (kind == GraphApiKind::kNone) return;
+  if (t_window_open) {
+    t_window_open = false;
+    window_->End();
+  }
+  if (kind != GraphApiKind::kCreatesExec && kind != GraphApiKind::kChangesExec) return;
   // cudaError_t and CUresult are both int-sized enums where 0 means success.
   if (data.functionReturnValue == nullptr ||
       *static_cast<const int*>(data.functionReturnValue) != 0 || data.functionParams == nullptr) {
@@ -188,6 +219,32 @@ void GraphCallbacks::OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
   } else {
     stage_->ExecChanged(exec_id, data.correlationId);
   }
+}
+
+void GraphCallbacks::OnLaunchEnter(GraphApiKind kind, const CUpti_CallbackData& data) {
+  if (sampler_ == nullptr || window_ == nullptr) return;
+  // Another thread's launch may hold the kinds on: this one is then instrumented whatever is
+  // decided, and holds the window open until it returns too (launch_sampler.h, "Overlaps").
+  const bool open = window_->IsOpen();
+  LaunchSampler::Decision d;
+  if (kind == GraphApiKind::kGraphLaunch) {
+    // cudaGraphLaunch and cuGraphLaunch (and their per-thread-stream forms) take the exec first.
+    uint32_t exec_id = UINT32_MAX;  // unknown: sampled at random only, never guarded
+    CUgraphExec exec = data.functionParams != nullptr
+                           ? *static_cast<const CUgraphExec*>(data.functionParams)
+                           : nullptr;
+    if (exec == nullptr || cuptiGetGraphExecId(exec, &exec_id) != CUPTI_SUCCESS) {
+      exec_id = UINT32_MAX;
+    }
+    d = sampler_->SampleGraphLaunch(exec_id, open);
+  } else {
+    d = sampler_->SamplePlainLaunch(open);
+  }
+  if (d == LaunchSampler::Decision::kSkip) return;
+  // Guards and overlaps are instrumented but not added: the decoder discards their records.
+  if (d == LaunchSampler::Decision::kKeep && kept_ != nullptr) kept_->Add(data.correlationId);
+  window_->Begin();
+  t_window_open = true;
 }
 
 void GraphCallbacks::AddCounters(Trace* trace) const {

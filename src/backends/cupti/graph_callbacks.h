@@ -11,23 +11,53 @@
 #include <vector>
 
 #include "attribution/stage.h"
+#include "backends/correlation_set.h"
+#include "backends/launch_sampler.h"
 #include "base/status.h"
 #include "model/trace.h"
 
 namespace nodescope::cupti {
 
-enum class GraphApiKind : uint8_t { kNone = 0, kCreatesExec = 1, kChangesExec = 2 };
+enum class GraphApiKind : uint8_t {
+  kNone = 0,
+  kCreatesExec = 1,
+  kChangesExec = 2,
+  kGraphLaunch = 3,  // listened to only when sampling
+  kPlainLaunch = 4,  // a kernel launch, copy or fill outside a graph; only when sampling
+};
 // By name, so new CUDA versions' variants (_v2, _ptsz, ...) are caught without a cbid list.
 GraphApiKind ClassifyGraphApi(std::string_view name);
+// The calls that put work on the device: graph launches, kernel launches, copies and fills.
+GraphApiKind ClassifyLaunchApi(std::string_view name);
+
+// What a sampled launch opens and closes around its API call (SampledActivity in the tracer).
+class LaunchWindow {
+ public:
+  virtual ~LaunchWindow() = default;
+  virtual void Begin() = 0;
+  virtual void End() = 0;
+  // Whether another launch holds the window open now (a lock-free read).
+  virtual bool IsOpen() const = 0;
+};
 
 class GraphCallbacks {
  public:
   // `stage` must outlive this object; it receives every lifecycle event. Application threads
   // call OnResource()/OnApi() concurrently: counts are atomics, the stage's calls thread-safe.
   explicit GraphCallbacks(AttributionStage* stage) : stage_(stage) {}
+  // Sampling: launch calls are listened to as well, and `window` is opened around each one
+  // `sampler` picks. Both must outlive this object. Call before Enable().
+  // The correlation ids of picked launches go into `kept` (the decoder keeps only their records).
+  GraphCallbacks(AttributionStage* stage, LaunchSampler* sampler, LaunchWindow* window,
+                 CorrelationSet* kept)
+      : stage_(stage), sampler_(sampler), window_(window), kept_(kept) {}
 
-  // Enables the RESOURCE domain and the graph API callbacks this class listens to.
+  // Enables the RESOURCE domain and the graph API callbacks this class listens to (and the
+  // launch calls, when sampling).
   Status Enable(CUpti_SubscriberHandle subscriber);
+
+  // Records what `cbid` of `domain` is (Enable() does this for every call it enables).
+  void ListenTo(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, GraphApiKind kind);
 
   void OnResource(CUpti_CallbackId cbid, const CUpti_ResourceData& data);
   void OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& data);
@@ -48,7 +78,12 @@ class GraphCallbacks {
     std::atomic<uint64_t> node_params_set{0};
   };
 
+  void OnLaunchEnter(GraphApiKind kind, const CUpti_CallbackData& data);
+
   AttributionStage* stage_;
+  LaunchSampler* sampler_ = nullptr;
+  LaunchWindow* window_ = nullptr;
+  CorrelationSet* kept_ = nullptr;
   // Per cbid, filled by Enable() before any callback can arrive.
   std::vector<GraphApiKind> runtime_api_kind_;
   std::vector<GraphApiKind> driver_api_kind_;

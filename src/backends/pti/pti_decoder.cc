@@ -40,11 +40,13 @@ CopyDirection DirectionOf(MemoryKind src, MemoryKind dst) {
 
 bool UsesV2Layout(const pti_version& v) { return v._major >= 1 || v._minor > 17; }
 
-PtiDecoder::PtiDecoder(Trace* trace, uint64_t max_events, bool v2, ApiNameFn api_name)
+PtiDecoder::PtiDecoder(Trace* trace, uint64_t max_events, bool v2, ApiNameFn api_name,
+                       SubmissionMatchingStage* stage)
     : trace_(trace),
       max_events_(max_events),
       v2_(v2),
       api_name_(api_name),
+      stage_(stage),
       pid_(static_cast<uint32_t>(getpid())),
       unknown_name_(trace->strings.Intern("<unknown>")) {
   devices_.reserve(16);
@@ -184,6 +186,14 @@ void PtiDecoder::DecodeKernel(const R& r, const void*) {
   a.device = DeviceOf(r._pci_address, r._device_uuid);
   a.stream = StreamOf(r._queue_handle);
   a.kernel.name = NameOf(r._name);
+  if (stage_ != nullptr) {
+    // For the stage (stage.h): a graph's commands keep their _kernel_id on every replay, and
+    // only the queue and _submit_timestamp tell one execution from another (docs/pti-notes.md).
+    a.graph_id = SubmissionMatchingStage::kProvisionalGraphId;
+    a.graph_node_id = r._kernel_id;
+    a.capture_range_id = r._submit_timestamp;
+    a.context = r._thread_id;
+  }
   trace_->gpu.push_back(a);
 }
 
@@ -238,6 +248,20 @@ void PtiDecoder::DecodeApi(const pti_view_record_api& r, ApiDomain domain) {
   c.name = ApiName(r._api_group, r._api_id);
   c.domain = domain;
   trace_->api.push_back(c);
+  if (stage_ == nullptr || static_cast<uint32_t>(r._api_group) != PTI_API_GROUP_SYCL) return;
+  // A graph kernel's correlation id names the call that appended it, or (commands made by a
+  // visit at the first traced submission) that submission (docs/pti-notes.md).
+  switch (r._api_id) {
+    case urEnqueueGraphExp_id:
+    case urEnqueueCommandBufferExp_id:
+      stage_->SubmissionCall(c.correlation_id, c.tid, c.start_ns, c.end_ns);
+      break;
+    case urCommandBufferAppendKernelLaunchExp_id:
+      stage_->AppendCall(c.correlation_id);
+      break;
+    default:
+      break;
+  }
 }
 
 }  // namespace nodescope::pti

@@ -4,8 +4,10 @@
 // numbered in the order their PCI address (else UUID) is first seen; streams are the Level Zero
 // queue handles, numbered from 1 in the order first seen. One decoding thread at a time (PTI's
 // delivery thread, or a flush), under the tracer's lock; no allocation or lock per record
-// (names, devices and queues are taken in once each). The decoder never attributes: graph
-// kernels are left unkeyed (graph_id 0).
+// (names, devices and queues are taken in once each). The decoder never attributes: it stores
+// each kernel's command id, submit time and recording thread provisionally for the attribution
+// stage (attribution/stage.h, SubmissionMatchingStage) and reports graph submission and append
+// calls to it as their API records are decoded; without a stage kernels carry no graph fields.
 #pragma once
 
 #include <cstddef>
@@ -13,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "attribution/stage.h"
 #include "backends/pti/sdk/pti_sdk.h"
 #include "model/trace.h"
 
@@ -26,7 +29,8 @@ class PtiDecoder {
   // `api_name`: PTI's ptiViewGetApiIdName, or null (tests): API calls are then named
   // "<group>_api_<id>".
   using ApiNameFn = pti_result (*)(pti_api_group_id, uint32_t, const char**);
-  PtiDecoder(Trace* trace, uint64_t max_events, bool v2, ApiNameFn api_name);
+  PtiDecoder(Trace* trace, uint64_t max_events, bool v2, ApiNameFn api_name,
+             SubmissionMatchingStage* stage = nullptr);
 
   void Decode(const pti_view_record_base* record);
 
@@ -52,6 +56,7 @@ class PtiDecoder {
   const uint64_t max_events_;
   const bool v2_;
   ApiNameFn api_name_;
+  SubmissionMatchingStage* stage_;
   uint32_t pid_;
   struct Device {
     uint8_t key[PTI_MAX_PCI_ADDRESS_SIZE + PTI_MAX_DEVICE_UUID_SIZE];

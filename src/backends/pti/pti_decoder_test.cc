@@ -6,8 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace nodescope::pti {
 namespace {
@@ -180,6 +182,77 @@ TEST(PtiDecoder, ApiCallsExternalKindsUnknownAndLimit) {
   d.Decode(Base(&k));  // past the limit: counted
   EXPECT_EQ(trace.gpu.size(), 1u);
   EXPECT_EQ(trace.drops.store_full, 1u);
+}
+
+// What the decoder hands the attribution stage: provisional graph fields on every kernel (both
+// layouts), graph submission and append calls as their runtime API records are decoded.
+class RecordingStage final : public SubmissionMatchingStage {
+ public:
+  void ExecCreated(uint32_t, uint64_t) override {}
+  void ExecChanged(uint32_t, uint64_t) override {}
+  void TemplateNodeCreated(uint64_t, uint64_t) override {}
+  void TemplateNodeCloned(uint64_t, uint64_t) override {}
+  void ExecNodeBound(uint64_t, uint64_t, uint64_t) override {}
+  void Process(ChunkedVector<GpuActivity>&, size_t) override {}
+  void Report(AttributionInfo*) const override {}
+  void SubmissionCall(uint32_t correlation, uint32_t thread, uint64_t start_ns,
+                      uint64_t end_ns) override {
+    submissions.push_back({correlation, thread, start_ns, end_ns});
+  }
+  void AppendCall(uint32_t correlation) override { appends.push_back(correlation); }
+  void Finish(ChunkedVector<GpuActivity>&) override {}
+  uint64_t executions_tied() const override { return 0; }
+  uint64_t executions_withheld() const override { return 0; }
+  std::vector<std::array<uint64_t, 4>> submissions;
+  std::vector<uint32_t> appends;
+};
+
+TEST_P(PtiDecoderTest, KernelsCarryTheirCommandSubmitTimeAndThreadForTheStage) {
+  const bool v2 = GetParam();
+  Trace trace;
+  RecordingStage stage;
+  PtiDecoder d(&trace, 100, v2, nullptr, &stage);
+  auto fill = [](auto k) {
+    k._kernel_id = 42;
+    k._submit_timestamp = 900;
+    k._thread_id = 7;
+    return k;
+  };
+  if (v2) {
+    auto k = fill(Kernel<pti_view_record_kernel_v2>("0:3a:0.0", &g_queue_a, 5, "gemm"));
+    d.Decode(Base(&k));
+  } else {
+    auto k = fill(Kernel<pti_view_record_kernel>("0:3a:0.0", &g_queue_a, 5, "gemm"));
+    d.Decode(Base(&k));
+  }
+  ASSERT_EQ(trace.gpu.size(), 1u);
+  EXPECT_EQ(trace.gpu[0].graph_id, SubmissionMatchingStage::kProvisionalGraphId);
+  EXPECT_EQ(trace.gpu[0].graph_node_id, 42u);
+  EXPECT_EQ(trace.gpu[0].capture_range_id, 900u);
+  EXPECT_EQ(trace.gpu[0].context, 7u);
+  EXPECT_EQ(trace.gpu[0].correlation_id, 5u);
+
+  pti_view_record_api api{};
+  api._view_kind._view_kind = PTI_VIEW_RUNTIME_API;
+  api._api_group = PTI_API_GROUP_SYCL;
+  api._thread_id = 3;
+  api._start_timestamp = 100;
+  api._end_timestamp = 200;
+  const uint32_t ids[] = {urEnqueueCommandBufferExp_id, urEnqueueGraphExp_id,
+                          urCommandBufferAppendKernelLaunchExp_id, urEnqueueKernelLaunch_id};
+  for (uint32_t i = 0; i < 4; ++i) {
+    api._api_id = ids[i];
+    api._correlation_id = 10 + i;
+    d.Decode(Base(&api));
+  }
+  api._api_group = PTI_API_GROUP_LEVELZERO;  // a driver record under the same id: not a call
+  api._view_kind._view_kind = PTI_VIEW_DRIVER_API;
+  api._api_id = urEnqueueGraphExp_id;
+  d.Decode(Base(&api));
+  ASSERT_EQ(stage.submissions.size(), 2u);
+  EXPECT_EQ(stage.submissions[0], (std::array<uint64_t, 4>{10, 3, 100, 200}));
+  EXPECT_EQ(stage.submissions[1][0], 11u);
+  EXPECT_EQ(stage.appends, std::vector<uint32_t>{12});
 }
 
 TEST(PtiDecoder, LayoutFromVersion) {

@@ -1,8 +1,10 @@
 // The PTI backend.
 #include "backends/pti/pti_tracer.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <unordered_map>
 
 #include "base/clock.h"
 #include "ranges/range_recorder.h"
@@ -12,6 +14,23 @@ namespace {
 
 std::atomic<PtiTracer*> g_active{nullptr};
 PtiApi g_range_api;
+
+// The buffers nodescope handed to PTI and not yet given back, numbered in the order they went out.
+// PTI keeps one set of buffer callbacks per process: another PTI user (PyTorch's profiler) that
+// sets its own takes nodescope's buffers over, and one set before nodescope hands its buffers to
+// nodescope (docs/pti-notes.md, "Two tools in one process"). A buffer that is not ours is never
+// freed or read here; one of ours that a flush does not bring back went to the other tool. Taken
+// once per buffer, never per record. Never destroyed: PTI may deliver from its own thread after
+// static destructors have run.
+std::mutex g_buffers_mu;
+// Constructed on first use: the session can start from a library constructor that runs before
+// this file's dynamic initialisation (api/pti_injection.cc), so no global may need it.
+std::unordered_map<unsigned char*, uint64_t>& Buffers() {
+  static auto* buffers = new std::unordered_map<unsigned char*, uint64_t>;
+  return *buffers;
+}
+uint64_t g_buffers_issued = 0;
+std::atomic<uint64_t> g_foreign_buffers{0};
 
 constexpr pti_view_kind kViews[] = {
     PTI_VIEW_DEVICE_GPU_KERNEL,   PTI_VIEW_DEVICE_GPU_MEM_COPY, PTI_VIEW_DEVICE_GPU_MEM_COPY_P2P,
@@ -58,7 +77,8 @@ Status PtiTracer::Start(const TracerOptions& options) {
   trace_.start_ns = NowNs();
   const pti_version v = api_.version();
   trace_.versions.emplace_back("pti_version", v._major * 10000 + v._minor * 100 + v._patch);
-  decoder_.emplace(&trace_, options_.max_events, UsesV2Layout(v), api_.api_id_name);
+  stage_ = MakeSubmissionMatchingStage(options_.graph_attribution);
+  decoder_.emplace(&trace_, options_.max_events, UsesV2Layout(v), api_.api_id_name, stage_.get());
   Status s = Check(api_.set_timestamp_callback(&TraceClock), "ptiViewSetTimestampCallback");
   if (s.ok()) s = Check(api_.set_callbacks(&OnRequest, &OnComplete), "ptiViewSetCallbacks");
   for (pti_view_kind kind : kViews) {
@@ -95,11 +115,28 @@ void PtiTracer::OnRequest(unsigned char** buffer, size_t* size) {
     return;
   }
   *size = self->options_.buffer_bytes;
+  std::lock_guard<std::mutex> lock(g_buffers_mu);
+  Buffers().emplace(*buffer, ++g_buffers_issued);
 }
 
 void PtiTracer::OnComplete(unsigned char* buffer, size_t, size_t used) {
+  if (buffer == nullptr) return;
+  {
+    std::lock_guard<std::mutex> lock(g_buffers_mu);
+    if (Buffers().erase(buffer) == 0) {
+      // Another PTI user's buffer (it set its callbacks before ours): not ours to read or free.
+      if (g_foreign_buffers.fetch_add(1) == 0) {
+        std::fprintf(stderr,
+                     "nodescope: warning: PTI delivered a buffer nodescope never gave out: another "
+                     "PTI user in this process (PyTorch's profiler?) was collecting, and PTI keeps "
+                     "one set of buffer callbacks: it now loses its buffers to nodescope (left "
+                     "unread and unfreed)\n");
+      }
+      return;
+    }
+  }
   PtiTracer* self = g_active.load(std::memory_order_acquire);
-  if (self != nullptr && buffer != nullptr) {
+  if (self != nullptr) {
     self->DecodeBuffer(buffer, used);
     self->in_flight_.fetch_sub(1);
   }
@@ -110,6 +147,7 @@ void PtiTracer::DecodeBuffer(unsigned char* buffer, size_t used) {
   std::lock_guard<std::mutex> lock(decode_mu_);
   if (!decoder_ || used == 0) return;
   pti_view_record_base* record = nullptr;
+  const size_t first = trace_.gpu.size();
   for (;;) {
     const pti_result r = api_.next_record(buffer, used, &record);
     if (r == PTI_STATUS_END_OF_BUFFER || record == nullptr) break;
@@ -119,6 +157,7 @@ void PtiTracer::DecodeBuffer(unsigned char* buffer, size_t used) {
     }
     decoder_->Decode(record);
   }
+  stage_->Process(trace_.gpu, first);
   TrimWindow(options_.ring, NowNs(), &trace_);  // a ring keeps its window only
 }
 
@@ -135,7 +174,10 @@ Status PtiTracer::SnapshotWindow(Trace* out, bool release) {
     if (!decoder_) return FailedPreconditionError("the pti tracer was never started");
     CopyWindow(trace_, NowNs(), release, out);
     out->drops.buffers_refused += refused_.load();
+    stage_->Report(&out->attribution);
   }
+  // Graph records are decided when tracing stops (submission matching needs every call): in a
+  // capture or an earlier part they are written without keys, counted as undecided_at_capture.
   FinishWindowCopy(out);
   return OkStatus();
 }
@@ -146,13 +188,46 @@ Status PtiTracer::Stop() {
   running_ = false;
   RangeRecorder::Get().SetListener(nullptr);
   for (pti_view_kind kind : kViews) (void)api_.disable(kind);
+  uint64_t issued_before_flush = 0;
+  {
+    std::lock_guard<std::mutex> lock(g_buffers_mu);
+    issued_before_flush = g_buffers_issued;
+  }
   Status flushed = Check(api_.flush(), "ptiFlushAllViews");
+  // A flush delivers every buffer PTI holds: one of ours handed out before it and still out went
+  // to another PTI user's completion callback (it replaced ours), with the records in it.
+  uint64_t not_returned = 0;
+  {
+    std::lock_guard<std::mutex> lock(g_buffers_mu);
+    for (const auto& [buffer, number] : Buffers()) not_returned += number <= issued_before_flush;
+  }
+  if (not_returned != 0) {
+    std::fprintf(stderr,
+                 "nodescope: warning: %llu of nodescope's PTI buffers never came back: another PTI "
+                 "user in this process (PyTorch's profiler?) replaced nodescope's buffer "
+                 "callbacks (PTI keeps one set), so its records from then on are missing from this "
+                 "trace; do not run another PTI profiler under nodescope's xpu backend\n",
+                 static_cast<unsigned long long>(not_returned));
+  }
   {
     std::lock_guard<std::mutex> lock(decode_mu_);
     trace_.drops.buffers_refused += refused_.exchange(0);
     const uint64_t errors = walk_errors_.exchange(0);
     if (errors != 0) trace_.counters.emplace_back("pti_buffer_walk_errors", errors);
+    if (not_returned != 0) {
+      trace_.counters.emplace_back("pti_buffers_not_returned", static_cast<int64_t>(not_returned));
+    }
+    if (const uint64_t foreign = g_foreign_buffers.exchange(0); foreign != 0) {
+      trace_.counters.emplace_back("pti_foreign_buffers", static_cast<int64_t>(foreign));
+    }
     trace_.end_ns = NowNs();
+    // Graph kernels: decided now that every submission call's record is in (stage.h).
+    stage_->Finish(trace_.gpu);
+    stage_->Report(&trace_.attribution);
+    trace_.counters.emplace_back("graph_executions_tied",
+                                 static_cast<int64_t>(stage_->executions_tied()));
+    trace_.counters.emplace_back("graph_executions_withheld",
+                                 static_cast<int64_t>(stage_->executions_withheld()));
   }
   g_active.store(nullptr, std::memory_order_release);
   return flushed;

@@ -2,8 +2,10 @@
 // ptiViewSetCallbacks (at most TracerOptions::max_buffers in flight, refusals counted), the
 // kernel, memory copy (+ P2P), fill, runtime API and external correlation views, timestamps in
 // the trace clock through ptiViewSetTimestampCallback, user ranges pushed as CUSTOM_1 external
-// correlation ids (as PyTorch's profiler does on XPU). PTI keeps one set of callbacks per
-// process: another PTI user in the process (PyTorch's profiler) takes our buffers over
+// correlation ids (as PyTorch's profiler does on XPU), graph kernels keyed through
+// SubmissionMatchingStage (attribution/stage.h). PTI keeps one set of callbacks per process:
+// another PTI user in the process (PyTorch's profiler) takes our buffers over; buffers we did not
+// hand out are never read or freed, ours a flush does not bring back are counted and warned about
 // (docs/pti-notes.md, "Two tools in one process").
 #pragma once
 
@@ -11,6 +13,7 @@
 #include <mutex>
 #include <optional>
 
+#include "attribution/stage.h"
 #include "backends/backend.h"
 #include "backends/pti/pti_api.h"
 #include "backends/pti/pti_decoder.h"
@@ -38,6 +41,7 @@ class PtiTracer final : public Tracer {
   Trace trace_;
   PtiApi api_;
   TracerOptions options_;
+  std::unique_ptr<SubmissionMatchingStage> stage_;  // graph kernels' keys (attribution/)
   std::optional<PtiDecoder> decoder_;
   std::mutex decode_mu_;  // one buffer at a time: PTI's delivery thread or a flush
   std::atomic<size_t> in_flight_{0};

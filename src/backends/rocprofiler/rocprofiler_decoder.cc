@@ -197,7 +197,9 @@ void RocprofilerDecoder::DecodeCopy(const rocprofiler_buffer_tracing_memory_copy
       a.copy.direction == CopyDirection::kHtoD || a.copy.direction == CopyDirection::kDtoD
           ? MemoryKind::kDevice
           : MemoryKind::kUnknown;
-  a.stream = 0;  // copies carry no queue: a copy in an overlapped launch is never proven
+  // Copies carry no queue (an SDMA copy is no packet): the stage judges a graph's copy with its
+  // launch, whose dispatches' queues prove or withhold it whole.
+  a.stream = 0;
   const uint64_t tag = r.correlation_id.external.value;
   if (tag >= ReconstructingStage::kMinTag) {
     a.graph_id = ReconstructingStage::kProvisionalGraphId;

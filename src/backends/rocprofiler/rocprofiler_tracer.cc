@@ -155,7 +155,8 @@ Status RocprofilerTracer::Configure(const TracerOptions& options) {
       // Capture-time ranges (rocprofiler_capture.h).
       ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamBeginCapture,
       ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamEndCapture,
-      ROCPROFILER_HIP_RUNTIME_API_ID_hipLaunchKernel,
+      ROCPROFILER_HIP_RUNTIME_API_ID_hipLaunchKernel, ROCPROFILER_HIP_RUNTIME_API_ID_hipEventRecord,
+      ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamWaitEvent,
       ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddKernelNode,
       ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphDestroy};
   RETURN_IF_ERROR(Check(sdk_.configure_callback_tracing(
@@ -222,14 +223,14 @@ void RocprofilerTracer::OnHipApi(rocprofiler_callback_tracing_record_t record,
       if (ok && args.hipGraphInstantiate.pGraphExec != nullptr) {
         const uint64_t exec = AsHandle(*args.hipGraphInstantiate.pGraphExec);
         stage.ExecInstantiated(exec, record.correlation_id.internal);
-        stage.ExecScopes(exec, self->capture_.RangesOf(AsHandle(GraphOf(record.operation, args))));
+        self->ScopeExec(exec, AsHandle(GraphOf(record.operation, args)));
       }
       break;
     case ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecUpdate:
       if (ok) {
         const uint64_t exec = AsHandle(args.hipGraphExecUpdate.hGraphExec);
         stage.ExecUpdated(exec);
-        stage.ExecScopes(exec, self->capture_.RangesOf(AsHandle(args.hipGraphExecUpdate.hGraph)));
+        self->ScopeExec(exec, AsHandle(args.hipGraphExecUpdate.hGraph));
       }
       break;
     case ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamBeginCapture:
@@ -238,7 +239,20 @@ void RocprofilerTracer::OnHipApi(rocprofiler_callback_tracing_record_t record,
     case ROCPROFILER_HIP_RUNTIME_API_ID_hipLaunchKernel:
       if (ok) {
         self->capture_.KernelLaunched(AsHandle(args.hipLaunchKernel.stream),
-                                      RangeRecorder::Get().CurrentRange());
+                                      RangeRecorder::Get().CurrentRange(),
+                                      AsHandle(args.hipLaunchKernel.function_address));
+      }
+      break;
+    case ROCPROFILER_HIP_RUNTIME_API_ID_hipEventRecord:
+      if (ok) {
+        self->capture_.EventRecorded(AsHandle(args.hipEventRecord.event),
+                                     AsHandle(args.hipEventRecord.stream));
+      }
+      break;
+    case ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamWaitEvent:
+      if (ok) {
+        self->capture_.StreamWaited(AsHandle(args.hipStreamWaitEvent.stream),
+                                    AsHandle(args.hipStreamWaitEvent.event));
       }
       break;
     case ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamEndCapture:
@@ -275,8 +289,35 @@ void RocprofilerTracer::OnHipApi(rocprofiler_callback_tracing_record_t record,
   }
 }
 
+void RocprofilerTracer::ScopeExec(uint64_t exec, uint64_t graph) {
+  uint32_t launches = 0;
+  std::vector<std::pair<std::string, uint64_t>> by_name = capture_.KernelRangesOf(graph, &launches);
+  if (launches == 0) {
+    stage_->ExecScopes(exec, capture_.RangesOf(graph));
+    return;
+  }
+  std::vector<std::pair<StringId, uint64_t>> by_kernel;
+  {
+    std::lock_guard<std::mutex> lock(decode_mu_);  // the decoder interns into the same table
+    for (const auto& [name, range] : by_name) {
+      by_kernel.emplace_back(trace_.strings.Intern(name), range);
+    }
+  }
+  stage_->ExecKernelScopes(exec, std::move(by_kernel), launches);
+}
+
 void RocprofilerTracer::OnCodeObject(rocprofiler_callback_tracing_record_t record,
                                      rocprofiler_user_data_t*, void* data) {
+  if (record.operation == ROCPROFILER_CODE_OBJECT_HOST_KERNEL_SYMBOL_REGISTER &&
+      record.phase == ROCPROFILER_CALLBACK_PHASE_LOAD && record.payload != nullptr) {
+    // What a hipLaunchKernel's function address runs (forked captures' ranges by kernel).
+    const auto* host = static_cast<
+        const rocprofiler_callback_tracing_code_object_host_kernel_symbol_register_data_t*>(
+        record.payload);
+    static_cast<RocprofilerTracer*>(data)->capture_.HostKernel(host->host_function.value,
+                                                               host->device_function);
+    return;
+  }
   if (record.operation != ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER ||
       record.phase != ROCPROFILER_CALLBACK_PHASE_LOAD || record.payload == nullptr) {
     return;
@@ -317,6 +358,9 @@ Status RocprofilerTracer::Stop() {
                                  static_cast<int64_t>(stage_->overlapped_launches_proven()));
     trace_.counters.emplace_back("overlapped_launches_withheld",
                                  static_cast<int64_t>(stage_->overlapped_launches_withheld()));
+    if (const uint64_t n = capture_.unscoped_launches(); n > 0) {  // rocprofiler_capture.h
+      trace_.counters.emplace_back("forked_capture_launches_unscoped", static_cast<int64_t>(n));
+    }
     if (const uint64_t n = roctx_.dropped(); n > 0) {  // rocprofiler_roctx.h
       trace_.counters.emplace_back("roctx_start_stop_dropped", static_cast<int64_t>(n));
     }

@@ -51,6 +51,8 @@ class RocprofilerTracer final : public Tracer {
                        rocprofiler_user_data_t* external, void* data);
   Status Configure(const TracerOptions& options);
   void AddDevices();
+  // Capture-time ranges of `graph` for the exec now at `exec` (instantiated or updated from it).
+  void ScopeExec(uint64_t exec, uint64_t graph);
 
   Trace trace_;
   SdkApi sdk_;

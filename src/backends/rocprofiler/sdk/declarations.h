@@ -373,6 +373,23 @@ typedef struct rocprofiler_callback_tracing_code_object_kernel_symbol_register_d
   rocprofiler_address_t kernel_address;
 } rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t;
 
+// The host stub of a kernel (what hipLaunchKernel's function_address is) and its device name.
+typedef struct rocprofiler_callback_tracing_code_object_host_kernel_symbol_register_data_t {
+  uint64_t size;
+  uint64_t host_function_id;
+  uint64_t kernel_id;
+  uint64_t code_object_id;
+  rocprofiler_address_t host_function;
+  rocprofiler_address_t modules;
+  const char* device_function;
+  uint32_t thread_limit;
+  rocprofiler_dim3_t thread_ids;
+  rocprofiler_dim3_t block_ids;
+  rocprofiler_dim3_t block_dims;
+  rocprofiler_dim3_t grid_dims;
+  uint64_t workgroup_size;
+} rocprofiler_callback_tracing_code_object_host_kernel_symbol_register_data_t;
+
 typedef struct rocprofiler_callback_tracing_kernel_dispatch_data_t {
   uint64_t size;
   rocprofiler_timestamp_t start_timestamp;

@@ -17,7 +17,11 @@ extern "C" {
 typedef enum rocprofiler_hip_runtime_api_id_t {
   ROCPROFILER_HIP_RUNTIME_API_ID_NONE = -1,
   ROCPROFILER_HIP_RUNTIME_API_ID_hipDeviceSynchronize = 66,
+  ROCPROFILER_HIP_RUNTIME_API_ID_hipEventCreate = 76,
+  ROCPROFILER_HIP_RUNTIME_API_ID_hipEventRecord = 81,
   ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddKernelNode = 124,
+  ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddMemcpyNode1D = 128,
+  ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddMemsetNode = 131,
   ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphCreate = 134,
   ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphDestroy = 136,
   ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecDestroy = 143,
@@ -35,6 +39,7 @@ typedef enum rocprofiler_hip_runtime_api_id_t {
   ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamDestroy = 337,
   ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamEndCapture = 338,
   ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamSynchronize = 346,
+  ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamWaitEvent = 348,
   ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphLaunch_spt = 420,
   ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphInstantiateWithParams = 438,
 } rocprofiler_hip_runtime_api_id_t;
@@ -88,6 +93,23 @@ typedef union rocprofiler_hip_api_args_t {
     const void* pNodeParams;  // const hipKernelNodeParams*
   } hipGraphAddKernelNode;
   struct {
+    void** pGraphNode;  // out: valid on EXIT only
+    void* graph;
+    void* const* pDependencies;
+    size_t numDependencies;
+    void* dst;
+    const void* src;
+    size_t count;
+    int kind;  // hipMemcpyKind
+  } hipGraphAddMemcpyNode1D;
+  struct {
+    void** pGraphNode;  // out: valid on EXIT only
+    void* graph;
+    void* const* pDependencies;
+    size_t numDependencies;
+    const void* pMemsetParams;  // const hipMemsetParams*
+  } hipGraphAddMemsetNode;
+  struct {
     const void* function_address;
     rocprofiler_dim3_t numBlocks;
     rocprofiler_dim3_t dimBlocks;
@@ -125,6 +147,18 @@ typedef union rocprofiler_hip_api_args_t {
   struct {
     int deviceId;
   } hipSetDevice;
+  struct {
+    void** event;  // hipEvent_t*, out
+  } hipEventCreate;
+  struct {
+    void* event;   // hipEvent_t
+    void* stream;  // hipStream_t
+  } hipEventRecord;
+  struct {
+    void* stream;
+    void* event;
+    unsigned int flags;
+  } hipStreamWaitEvent;
   uint64_t reserved_size_[11];
 } rocprofiler_hip_api_args_t;
 

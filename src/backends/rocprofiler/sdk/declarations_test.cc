@@ -150,6 +150,33 @@ EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipGraphAddKernelNode.graph, 8);
 EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipGraphAddKernelNode.pDependencies, 16);
 EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipGraphAddKernelNode.numDependencies, 24);
 EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipGraphAddKernelNode.pNodeParams, 32);
+// hip/api_args.h:843-853 and :878-885 (rocm-systems@1b1610fc), read outside the repo.
+EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipGraphAddMemcpyNode1D.pGraphNode, 0);
+EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipGraphAddMemcpyNode1D.numDependencies, 24);
+EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipGraphAddMemcpyNode1D.dst, 32);
+EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipGraphAddMemcpyNode1D.src, 40);
+EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipGraphAddMemcpyNode1D.count, 48);
+EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipGraphAddMemcpyNode1D.kind, 56);
+EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipGraphAddMemsetNode.graph, 8);
+EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipGraphAddMemsetNode.pMemsetParams, 32);
+// hip/api_args.h:547-550, :570-574, :2252-2257 (rocm-systems@1b1610fc).
+EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipEventCreate.event, 0);
+EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipEventRecord.event, 0);
+EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipEventRecord.stream, 8);
+EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipStreamWaitEvent.stream, 0);
+EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipStreamWaitEvent.event, 8);
+EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipStreamWaitEvent.flags, 16);
+// (real headers) callback_tracing.h:248-266 (rocm-systems@1b1610fc): the host kernel symbol.
+static_assert(sizeof(rocprofiler_callback_tracing_code_object_host_kernel_symbol_register_data_t) ==
+              120);
+EXPECT_LAYOUT(rocprofiler_callback_tracing_code_object_host_kernel_symbol_register_data_t,
+              kernel_id, 16);
+EXPECT_LAYOUT(rocprofiler_callback_tracing_code_object_host_kernel_symbol_register_data_t,
+              host_function, 32);
+EXPECT_LAYOUT(rocprofiler_callback_tracing_code_object_host_kernel_symbol_register_data_t,
+              device_function, 48);
+EXPECT_LAYOUT(rocprofiler_callback_tracing_code_object_host_kernel_symbol_register_data_t,
+              workgroup_size, 112);
 EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipStreamEndCapture.stream, 0);
 EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipStreamEndCapture.pGraph, 8);
 EXPECT_LAYOUT(rocprofiler_hip_api_args_t, hipLaunchKernel.function_address, 0);
@@ -312,6 +339,11 @@ static_assert(ROCPROFILER_HIP_RUNTIME_API_ID_hipSetDevice == 327);
 static_assert(ROCPROFILER_HIP_RUNTIME_API_ID_hipDeviceSynchronize == 66);
 static_assert(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphCreate == 134);
 static_assert(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddKernelNode == 124);
+static_assert(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddMemcpyNode1D == 128);  // :161
+static_assert(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddMemsetNode == 131);    // :164
+static_assert(ROCPROFILER_HIP_RUNTIME_API_ID_hipEventCreate == 76);            // :109
+static_assert(ROCPROFILER_HIP_RUNTIME_API_ID_hipEventRecord == 81);            // :114
+static_assert(ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamWaitEvent == 348);       // :381
 
 // ---- Prototypes (ROCM-PTI-FACTS.md, with the parameter types of the real headers) ----
 // The real headers put nonnull attributes on some functions; the function types are compared.

@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Per-node mean duration from a sampled trace against the full trace's, same program, runs
+alternated (full, sampled, full, sampled, ...): for every node carrying >= 1 % of GPU time, the
+relative difference of the mean over the runs of each mode. Uses `nodescope nodes --json`.
+
+  bench/sample_accuracy.py --bin-dir build/bin [--sample 20] [--runs 3] [--workload graph_replay|torch_mlp]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+p = argparse.ArgumentParser()
+p.add_argument("--bin-dir", required=True)
+p.add_argument("--sample", type=int, default=20)
+p.add_argument("--runs", type=int, default=3)
+p.add_argument("--workload", choices=["graph_replay", "torch_mlp"], default="graph_replay")
+p.add_argument("--replays", type=int, default=None)
+p.add_argument("--show", type=int, default=8, help="rows shown, largest difference first")
+a = p.parse_args()
+here = os.path.dirname(os.path.abspath(__file__))
+if a.workload == "graph_replay":
+    program = [os.path.join(a.bin_dir, "graph_replay"), "--replays", str(a.replays or 5000)]
+else:
+    program = [sys.executable, os.path.join(here, "torch_mlp.py"), str(a.replays or 400)]
+ns = os.path.join(a.bin_dir, "nodescope")
+tmp = tempfile.mkdtemp()
+
+
+def node_means(path):
+    """(graph ordinal, node ordinal) -> (name, mean_us, replays, share) from `nodes --json`."""
+    r = subprocess.run([ns, "nodes", "--json", "--top", "0", path], capture_output=True,
+                       text=True, check=True)
+    doc = json.loads(r.stdout)
+    out = {}
+    for gi, g in enumerate(sorted(doc["graphs"], key=lambda g: g["graph_id"])):
+        for n in g["nodes"]:
+            out[(gi, n["node_id"] & 0xFFFFFFFF)] = (n["name"], n["mean_us"], n["replays"],
+                                                    n["total_us"])
+    return out, doc.get("launch_sampling")
+
+
+per_mode = {"full": [], "sampled": []}
+for i in range(a.runs):
+    for mode in ("full", "sampled"):
+        out = os.path.join(tmp, f"{mode}{i}.json")
+        extra = ["--sample", str(a.sample)] if mode == "sampled" else []
+        subprocess.run([ns, "run", "-o", out, *extra, "--", *program], check=True,
+                       capture_output=True)
+        per_mode[mode].append(node_means(out))
+        os.remove(out)
+
+full = [m for m, _ in per_mode["full"]]
+sampled = [m for m, _ in per_mode["sampled"]]
+sampling = per_mode["sampled"][0][1]
+keys = sorted(set.intersection(*(set(m) for m in full + sampled)))
+# Share of all GPU time in graphs, in the full traces.
+gpu_total = sum(sum(m[k][3] for k in m) for m in full) / len(full)
+print(f"workload {a.workload}: {a.runs} runs per mode, alternated; sampled: {sampling}")
+print(f"{'graph.node':<12}{'name':<40}{'share':>7}{'full us':>10}{'sampled us':>11}{'replays':>9}{'diff':>8}")
+worst = 0.0
+checked = 0
+rows = []
+for k in keys:
+    names = {m[k][0] for m in full + sampled}
+    share = sum(m[k][3] for m in full) / len(full) / gpu_total
+    if share < 0.01:
+        continue
+    f = sum(m[k][1] for m in full) / len(full)
+    s = sum(m[k][1] for m in sampled) / len(sampled)
+    reps = sum(m[k][2] for m in sampled) / len(sampled)
+    d = (s - f) / f
+    worst = max(worst, abs(d))
+    checked += 1
+    name = next(iter(names)) if len(names) == 1 else "(names differ!)"
+    rows.append((abs(d), f"{k[0]}.{k[1]:<10}{name[:38]:<40}{share:>7.3f}{f:>10.3f}{s:>11.3f}"
+                         f"{reps:>9.0f}{d:>+8.2%}"))
+for _, row in sorted(rows, reverse=True)[:a.show]:  # the largest differences first
+    print(row)
+print(f"nodes with >= 1 % of GPU time: {checked}; largest |difference| of the mean: {worst:.2%}")

@@ -1,0 +1,48 @@
+#include "backends/cupti/sampled_activity.h"
+
+#include <string>
+
+#include "backends/cupti/cupti_status.h"
+
+namespace nodescope::cupti {
+
+void SampledActivity::Switch(bool on) {
+  for (CUpti_ActivityKind k : kinds_) {
+    Status s = CheckCupti(on ? cuptiActivityEnable(k) : cuptiActivityDisable(k),
+                          on ? "cuptiActivityEnable" : "cuptiActivityDisable");
+    if (!s.ok() && first_error_.ok()) {
+      first_error_ =
+          Status(s.code(), s.message() + " (kind " + std::to_string(static_cast<int>(k)) + ")");
+    }
+  }
+  enabled_ = on;
+}
+
+void SampledActivity::Begin() {
+  std::lock_guard<std::mutex> lock(mu_);
+  open_now_.store(open_ + 1, std::memory_order_relaxed);
+  if (open_++ == 0) {
+    windows_.fetch_add(1, std::memory_order_relaxed);
+    Switch(true);
+  }
+}
+
+void SampledActivity::End() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (open_ > 0 && --open_ == 0) Switch(false);
+  open_now_.store(open_, std::memory_order_relaxed);
+}
+
+void SampledActivity::Close() {
+  std::lock_guard<std::mutex> lock(mu_);
+  open_ = 0;
+  open_now_.store(0, std::memory_order_relaxed);
+  if (enabled_) Switch(false);
+}
+
+Status SampledActivity::status() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return first_error_;
+}
+
+}  // namespace nodescope::cupti
