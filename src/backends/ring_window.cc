@@ -153,6 +153,7 @@ void CopyWindow(Trace& live, uint64_t now_ns, bool release, Trace* out) {
   out->versions = live.versions;
   out->counters = live.counters;
   out->drops = live.drops;
+  out->sampling = live.sampling;
   out->pid = live.pid;
   out->process_name = live.process_name;
   out->thread_names = live.thread_names;

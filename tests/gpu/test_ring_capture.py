@@ -8,6 +8,8 @@
            at exit) passing `nodescope check`; `nodes --diff` between two captures.
   stream   `--stream 500k -- graph_replay --seconds 10`: parts then the trace, each valid, every
            graph kernel in exactly one file.
+  sampled  `--sample 20 --ring 1M -- graph_replay --seconds 8`, `nodescope capture` at 4 s: the
+           capture passes check and its header says it is sampled (every 20).
 Prints the RSS samples and the number of kernels so the lead can record them.
 """
 import glob
@@ -120,4 +122,18 @@ for n, f in enumerate(parts + [out], start=1):
         twice += key in seen
         seen.add(key)
 c.check(twice == 0, f"no kernel in two parts ({len(seen)} kernels)")
+
+# ---- sampled + ring: a capture says it is sampled ----
+out = os.path.join(tmp, "sampled.json")
+p, pid = start(out, 8, "--sample", "20", "--ring", "1M")
+time.sleep(4)
+r = nodescope("capture", str(pid))
+path = r.stdout.strip()
+_, stderr = p.communicate(timeout=300)
+c.check(p.returncode == 0, f"sampled ring run: status 0 (got {p.returncode}): {stderr[-300:]}")
+c.check(r.returncode == 0 and os.path.exists(path), f"capture of a sampled run: {path} {r.stderr}")
+if os.path.exists(path):
+    c.check(nodescope("check", path).returncode == 0, "the sampled capture passes check")
+    sampling = load(path)["nodescope"].get("sampling", {})
+    c.check(sampling.get("every") == 20, f"the capture says it is sampled: {sampling}")
 c.finish()

@@ -250,6 +250,13 @@ Status CuptiTracer::SnapshotWindow(Trace* out, bool release) {
     out->drops.buffers_refused += pool_->refused();
     graph_callbacks_->AddCounters(out);
     stage_->Report(&out->attribution);
+    if (sampler_ != nullptr) {  // a sampled window says so, as the trace at Stop() does
+      LaunchSampler::Counts c = sampler_->counts();
+      out->sampling =
+          SamplingInfo{sampler_->every(), c.graph_launches,      c.graph_launches_kept,
+                       c.plain_launches,  c.plain_launches_kept, c.graph_guards + c.graph_overlaps,
+                       c.plain_overlaps};
+    }
   }
   CollectEnvironment(out);
   FinishWindowCopy(out);
