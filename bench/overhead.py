@@ -62,6 +62,7 @@ for spec in a.extra:
     configs[name] = (configs["nodescope"][0], env)
 
 loop = {k: [] for k in configs}
+launch = {k: [] for k in configs}  # graph_replay: the launching thread's own time
 wall = {k: [] for k in configs}
 rng = random.Random(1)
 names = list(configs)
@@ -76,8 +77,12 @@ for _ in range(a.rounds + 1):
         if r.returncode != 0 or not m:
             raise SystemExit(f"{name} failed: {r.returncode}\n{r.stdout}\n{r.stderr}")
         loop[name].append(float(m.group(1)))
+        ml = re.search(r"launches ([0-9.]+) ms", r.stdout)
+        if ml:
+            launch[name].append(float(ml.group(1)))
 for name in configs:  # the first round warms the GPU, the driver and the page cache
     loop[name] = loop[name][1:]
+    launch[name] = launch[name][1:]
     wall[name] = wall[name][1:]
 
 dispatches = a.replays * 32 if a.workload == "graph_replay" else None
@@ -85,12 +90,13 @@ print(f"workload: {a.workload}, {a.replays} replays, {a.rounds} rounds (+1 warm-
 # CUPTI runs are bimodal from run to run (see bench/RESULTS.md): ratios use the minimum, the
 # stable estimator; medians are shown for reference.
 print(f"{'config':<18}{'loop ms min':>12}{'median':>9}{'max':>9}{'min/bare':>10}{'min/floor':>10}"
-      f"{'wall ms med':>12}")
+      f"{'wall ms med':>12}{'launch ms med':>14}")
 bl, fl = min(loop["bare"]), min(loop["cupti_floor"])
 for name in configs:
     lm = min(loop[name])
     print(f"{name:<18}{lm:>12.2f}{statistics.median(loop[name]):>9.2f}{max(loop[name]):>9.2f}"
-          f"{lm / bl:>10.3f}{lm / fl:>10.3f}{statistics.median(wall[name]):>12.1f}")
+          f"{lm / bl:>10.3f}{lm / fl:>10.3f}{statistics.median(wall[name]):>12.1f}"
+          f"{statistics.median(launch[name]) if launch[name] else float('nan'):>14.2f}")
 ns = min(loop["nodescope"])
 if dispatches:
     print(f"per dispatch (minima): floor {(fl - bl) * 1e6 / dispatches:+.0f} ns over bare, nodescope "
