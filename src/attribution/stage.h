@@ -132,16 +132,16 @@ std::unique_ptr<ReconstructingStage> MakeReconstructingStage(bool graph_attribut
 // When: Finish() decides every record still undecided, when no more records come. While tracing,
 // Flushed() decides the executions whose evidence is complete (docs/pti-notes.md, "Deciding while
 // tracing"): after a flush that began at F has returned, every record PTI made before F is in; an
-// execution is decided once its submit times, and the end of the call it ties to, lie more than
-// the settle time before F. That assumes PTI makes every record of a replay — its kernels (at the
-// program's next synchronization) and every call around it — within the settle time of its
-// submission; the same input then gets the same decisions as at Finish. Undecided records stay
-// provisional (a capture writes them without keys, as undecided_at_capture).
-// Memory: submission calls that can no longer contain an undecided or later execution's submit
-// time are released; with `bounded` (a ring or streaming window) also, between flushes, calls
-// ending more than the settle time before both the newest call and every undecided record held;
-// an execution a released call could have contained is withheld (submission_unproven) and counted
-// as late.
+// execution is decided once its submit times, and the end of the call it ties to (so every other
+// execution that call could contain), lie more than the settle time before F. That assumes PTI
+// makes every record of a replay — its kernels (at the program's next synchronization) and every
+// call around it — within the settle time of its submission; the same input then gets the same
+// decisions as at Finish. Undecided records stay provisional (a capture writes them without keys,
+// as undecided_at_capture). Memory: submission calls that can no longer contain an undecided or
+// later execution's submit time are released; with `bounded` (a ring or streaming window) also,
+// between flushes, calls ending more than the settle time before both the newest call and every
+// undecided record held; an execution a released call could have contained is withheld
+// (submission_unproven) and counted as late.
 class SubmissionMatchingStage : public AttributionStage {
  public:
   static constexpr uint32_t kProvisionalGraphId = 0xfffffffeu;

@@ -312,7 +312,9 @@ void SubmissionMatchingStageImpl::Decide(ChunkedVector<GpuActivity>& gpu, uint64
       continue;
     }
     e.call = TieToCall(e);
-    if (e.call != kNoCall && cutoff != kNever && calls_[e.call].end + tolerance_ >= cutoff) {
+    // Any execution tying to that call has its submit times before its end + tolerance: all of
+    // them are decidable now (so counted below) when that lies a tolerance before the cutoff.
+    if (e.call != kNoCall && cutoff != kNever && calls_[e.call].end + 2 * tolerance_ >= cutoff) {
       continue;
     }
     decide[x] = true;

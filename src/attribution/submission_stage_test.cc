@@ -352,7 +352,7 @@ TEST(SubmissionMatchingStage, NothingIsDecidedOnIncompleteEvidence) {
   stage->Process(gpu, 1);
   stage->Flushed(gpu, 45000);  // the submit time is settled, the call's end is not
   EXPECT_EQ(gpu[1].graph_id, Stage::kProvisionalGraphId);
-  stage->Flushed(gpu, 70200);
+  stage->Flushed(gpu, 70300);
   EXPECT_EQ(gpu[1].graph_node_id, Key(1, 0));
   EXPECT_EQ(gpu[1].correlation_id, 902u);
 
@@ -365,6 +365,24 @@ TEST(SubmissionMatchingStage, NothingIsDecidedOnIncompleteEvidence) {
   EXPECT_EQ(gpu[2].graph_id, 0u);
   EXPECT_EQ(stage->executions_late(), 1u);
   EXPECT_EQ(stage->executions_tied(), 1u);
+}
+
+// A call two executions tie to proves neither, also when the flush could decide only the first:
+// the first waits until every execution that could tie to the call is decidable too.
+TEST(SubmissionMatchingStage, ACallsClaimsAreCountedInFullBeforeAnyOfThemIsDecided) {
+  auto stage = MakeSubmissionMatchingStage(true, 100, 10000);
+  ChunkedVector<GpuActivity> gpu;
+  stage->AppendCall(100);
+  stage->SubmissionCall(900, 7, 1000, 2000);
+  gpu.push_back(Kernel(10, 1500, 1, 7, 1, 100));
+  gpu.push_back(Kernel(10, 2080, 2, 7, 1, 100));  // inside the call widened by the tolerance
+  stage->Process(gpu, 0);
+  stage->Flushed(gpu, 12150);  // the first is settled, the second (2080 + 100) is not
+  EXPECT_EQ(gpu[0].graph_id, Stage::kProvisionalGraphId);
+  stage->Finish(gpu);
+  EXPECT_EQ(gpu[0].graph_id, 0u);
+  EXPECT_EQ(gpu[1].graph_id, 0u);
+  EXPECT_EQ(stage->executions_withheld(), 2u);
 }
 
 // Over a long run the submission calls held stay bounded: released at each flush, or (bounded,
