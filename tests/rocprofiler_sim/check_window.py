@@ -171,19 +171,29 @@ def pti_ring(tmp):
 
 
 def graph_key_errors(doc):
-    """Keyed graph kernels against the simulator's nodes (a node: its kernel name, which names
-    its graph by prefix, and its duration, unique per node): a key that ran two nodes is wrong, a
-    node under two keys aliased (as check_backend.py's graph checks)."""
-    nodes, keys = {}, {}
+    """Keyed graph kernels against the simulator's nodes (as check_backend.py's graph checks: a
+    node is its kernel name, whose prefix names its graph, and its duration, 500 ns apart between
+    nodes): a key that ran two nodes, or a graph two prefixes, is wrong; a node under two keys
+    aliased."""
+    nodes, keys, prefixes = {}, {}, {}
     for e in doc["traceEvents"]:
         if e.get("cat") != "kernel" or "graph id" not in e.get("args", {}):
             continue
         key = (e["args"]["graph id"], e["args"]["graph node id"])
-        node = (e["name"], e["dur"])
+        node = (e["name"], round(e["dur"] * 1000 / 500))
         nodes.setdefault(key, set()).add(node)
         keys.setdefault(node, set()).add(key)
-    return (sum(1 for v in nodes.values() if len(v) > 1),
-            sum(1 for v in keys.values() if len(v) > 1))
+        prefixes.setdefault(key[0], set()).add(e["name"].split("_")[0])
+    wrong = sum(1 for v in nodes.values() if len(v) > 1)
+    wrong += sum(1 for v in prefixes.values() if len(v) > 1)
+    return wrong, sum(1 for v in keys.values() if len(v) > 1)
+
+
+def kernel_ids(doc):
+    """Each kernel by name and absolute start (ns): the same record in two files."""
+    base = doc.get("baseTimeNanoseconds", 0)
+    return {(e["name"], round(base + e["ts"] * 1000)): e["args"].get("graph node id")
+            for e in doc["traceEvents"] if e.get("cat") == "kernel"}
 
 
 def pti_captures(tmp):
@@ -199,9 +209,8 @@ def pti_captures(tmp):
     if not os.path.exists(out):
         check(False, "pti captures: the trace at exit written")
         return
-    final = header(out)
-    final_keys = {(e["ts"], e["name"]): e["args"].get("graph node id")
-                  for e in final["traceEvents"] if e.get("cat") == "kernel"}
+    final_keys = kernel_ids(header(out))
+    compared = 0
     keyed_later = 0
     for f in captures + [out]:
         name = os.path.basename(f)
@@ -225,12 +234,14 @@ def pti_captures(tmp):
             check(len(keyed) > len(graph) // 4, f"{name}: graph keys in a capture ({len(keyed)})")
         if f != out:
             # A key given in a capture is final: the same at exit where the kernel is still held.
-            held = [e for e in keyed if (e["ts"], e["name"]) in final_keys]
-            differ = sum(1 for e in held
-                         if final_keys[(e["ts"], e["name"])] != e["args"]["graph node id"])
+            ids = kernel_ids(doc)
+            held = [(k, v) for k, v in ids.items() if v is not None and k in final_keys]
+            differ = sum(1 for k, v in held if final_keys[k] != v)
+            compared += len(held)
             check(differ == 0, f"{name}: {differ} of {len(held)} keys still held at exit differ "
                   "from the trace at exit")
     check(keyed_later > 0, f"pti captures carry graph keys ({keyed_later})")
+    check(compared > 0, f"keys of the captures compared with the trace at exit ({compared})")
 
 
 with tempfile.TemporaryDirectory() as tmp:
