@@ -118,7 +118,7 @@ std::unique_ptr<ReconstructingStage> MakeReconstructingStage(bool graph_attribut
 // time (trace clock), context = the thread that recorded (appended) the command, stream = the
 // queue it ran on; correlation_id is the SDK's. As it decodes API records it reports each graph
 // submission call and each call appending a command to a graph (a graph kernel's correlation id
-// names one of the two). Finish() decides every record at once, when no more records come:
+// names one of the two). An execution is decided by these rules:
 //  * a kernel whose correlation names neither call is no graph's: no key, not counted;
 //  * an execution is the graph kernels of one queue whose submit times lie within the tolerance;
 //    it is tied to a submission call only when exactly one such call (of any thread) contains its
@@ -129,26 +129,53 @@ std::unique_ptr<ReconstructingStage> MakeReconstructingStage(bool graph_attribut
 //    and each node the kernel it was first seen to run;
 //  * keyed records take the submission call's correlation id (their flow goes to the replay's
 //    call); what cannot be proven keeps the SDK's, no key, and is counted per reason.
+// When: Finish() decides every record still undecided, when no more records come. While tracing,
+// Flushed() decides the executions whose evidence is complete (docs/pti-notes.md, "Deciding while
+// tracing"): after a flush that began at F has returned, every record PTI made before F is in; an
+// execution is decided once its submit times, and the end of the call it ties to (so every other
+// execution that call could contain), lie more than the settle time before F. That assumes PTI
+// makes every record of a replay — its kernels (at the program's next synchronization) and every
+// call around it — within the settle time of its submission; the same input then gets the same
+// decisions as at Finish. Undecided records stay provisional (a capture writes them without keys,
+// as undecided_at_capture). Memory: submission calls that can no longer contain an undecided or
+// later execution's submit time are released; with `bounded` (a ring or streaming window) also,
+// between flushes, calls ending more than the settle time before both the newest call and every
+// undecided record held; an execution a released call could have contained is withheld
+// (submission_unproven) and counted as late.
 class SubmissionMatchingStage : public AttributionStage {
  public:
   static constexpr uint32_t kProvisionalGraphId = 0xfffffffeu;
   // PTI's own graph test compares times of one instant taken in two records within 40 ns.
   static constexpr uint64_t kDefaultToleranceNs = 100;
+  // How long after a replay's submission every record of it is assumed made (see above).
+  static constexpr uint64_t kDefaultSettleNs = 1'000'000'000;
 
   // ---- The decoding thread, as API records are decoded (before Finish). ----
   virtual void SubmissionCall(uint32_t correlation, uint32_t thread, uint64_t start_ns,
                               uint64_t end_ns) = 0;
   virtual void AppendCall(uint32_t correlation) = 0;
+  // Under the decode lock, after a flush that began at `flush_start_ns` (trace clock) returned:
+  // decides what that proves (see above) in `gpu`'s held records.
+  virtual void Flushed(ChunkedVector<GpuActivity>& gpu, uint64_t flush_start_ns) = 0;
   // Decides every provisional record of `gpu`. Call once, after the last Process().
   virtual void Finish(ChunkedVector<GpuActivity>& gpu) = 0;
 
-  // Executions tied to their submission call, and not (their records withheld).
+  // Executions tied to their submission call, and not (their records withheld); of those
+  // withheld, the ones a released call could have contained.
   virtual uint64_t executions_tied() const = 0;
   virtual uint64_t executions_withheld() const = 0;
+  virtual uint64_t executions_late() const = 0;
+  // Kernels no held call names whose submit time lies before a released call's end: an
+  // immediate launch, or a graph kernel whose call went (no key either way).
+  virtual uint64_t records_late() const = 0;
+  // Submission calls held now (bounded in a ring), and released so far.
+  virtual size_t calls_held() const = 0;
+  virtual uint64_t calls_released() const = 0;
 };
 
 // With `graph_attribution` off no record gets a key (provisional fields are cleared by Process).
 std::unique_ptr<SubmissionMatchingStage> MakeSubmissionMatchingStage(
-    bool graph_attribution, uint64_t tolerance_ns = SubmissionMatchingStage::kDefaultToleranceNs);
+    bool graph_attribution, uint64_t tolerance_ns = SubmissionMatchingStage::kDefaultToleranceNs,
+    uint64_t settle_ns = SubmissionMatchingStage::kDefaultSettleNs, bool bounded = false);
 
 }  // namespace nodescope

@@ -1,7 +1,9 @@
 // The submission-matching attribution stage (stage.h): executions found by queue and submit time,
 // tied to their submission call by time and thread, graphs by the stable ids of their commands;
-// keys through NativeIdAttributor (the graph id limit, the key layout, its counts).
+// keys through NativeIdAttributor (the graph id limit, the key layout, its counts). Decided at a
+// flush for what it proves, at Finish for the rest; calls no execution can need are released.
 #include <algorithm>
+#include <limits>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -12,10 +14,13 @@
 namespace nodescope {
 namespace {
 
+constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+
 class SubmissionMatchingStageImpl final : public SubmissionMatchingStage {
  public:
-  SubmissionMatchingStageImpl(bool graph_attribution, uint64_t tolerance_ns)
-      : tolerance_(tolerance_ns) {
+  SubmissionMatchingStageImpl(bool graph_attribution, uint64_t tolerance_ns, uint64_t settle_ns,
+                              bool bounded)
+      : tolerance_(tolerance_ns), settle_(settle_ns), bounded_(bounded) {
     if (graph_attribution) attributor_ = std::make_unique<NativeIdAttributor>();
   }
 
@@ -29,23 +34,46 @@ class SubmissionMatchingStageImpl final : public SubmissionMatchingStage {
   void SubmissionCall(uint32_t correlation, uint32_t thread, uint64_t start_ns,
                       uint64_t end_ns) override {
     if (attributor_ == nullptr) return;
-    calls_.push_back(Call{start_ns, std::max(start_ns, end_ns), correlation, thread});
+    const Call c{start_ns, std::max(start_ns, end_ns), correlation, thread};
+    if (!calls_.empty() && c.start < calls_.back().start) calls_sorted_ = false;
+    calls_.push_back(c);
+    max_call_ns_ = std::max(max_call_ns_, c.end - c.start);
+    newest_call_start_ = std::max(newest_call_start_, c.start);
     graph_calls_.insert(correlation);
   }
   void AppendCall(uint32_t correlation) override {
     if (attributor_ != nullptr) graph_calls_.insert(correlation);
   }
 
-  // Records are decided in Finish(), when every submission call has been seen (the records of
-  // one execution and of its call come in buffers of different threads, in no set order).
+  // Records are decided at a flush (Flushed) and in Finish: the records of one execution and of
+  // its call come in buffers of different threads, in no set order. A bounded window releases
+  // calls here, when their number has doubled since the last release (amortised: a scan of the
+  // window per doubling, nothing per record).
   void Process(ChunkedVector<GpuActivity>& gpu, size_t first) override {
-    if (attributor_ != nullptr || first >= gpu.size()) return;
-    gpu.ForEachFrom(first, [](GpuActivity& a) {
-      if (a.graph_id == kProvisionalGraphId) Clear(a);
-    });
+    if (attributor_ == nullptr) {
+      if (first >= gpu.size()) return;
+      gpu.ForEachFrom(first, [](GpuActivity& a) {
+        if (a.graph_id == kProvisionalGraphId) Clear(a);
+      });
+      return;
+    }
+    if (bounded_ && calls_.size() >= 2 * calls_after_release_ + 1024) {
+      calls_after_release_ = calls_.size();  // also when nothing can go yet
+      ReleaseCalls(OldestUndecided(gpu), kNever);
+    }
   }
 
-  void Finish(ChunkedVector<GpuActivity>& gpu) override;
+  void Flushed(ChunkedVector<GpuActivity>& gpu, uint64_t flush_start_ns) override {
+    if (attributor_ == nullptr || finished_) return;
+    if (flush_start_ns > settle_) horizon_ = std::max(horizon_, flush_start_ns - settle_);
+    Decide(gpu, horizon_);
+  }
+
+  void Finish(ChunkedVector<GpuActivity>& gpu) override {
+    if (attributor_ == nullptr || finished_) return;
+    Decide(gpu, kNever);
+    finished_ = true;
+  }
 
   void Report(AttributionInfo* info) const override {
     info->mode = attributor_ != nullptr ? "submission_matched" : "disabled";
@@ -58,6 +86,10 @@ class SubmissionMatchingStageImpl final : public SubmissionMatchingStage {
 
   uint64_t executions_tied() const override { return tied_; }
   uint64_t executions_withheld() const override { return untied_; }
+  uint64_t executions_late() const override { return late_; }
+  uint64_t records_late() const override { return late_records_; }
+  size_t calls_held() const override { return calls_.size(); }
+  uint64_t calls_released() const override { return released_; }
 
  private:
   struct Call {
@@ -87,21 +119,25 @@ class SubmissionMatchingStageImpl final : public SubmissionMatchingStage {
   }
   void Withhold(ChunkedVector<GpuActivity>& gpu, const Execution& e, WithheldReason why) {
     for (size_t i = e.begin; i < e.end; ++i) {
-      GpuActivity& a = gpu[candidates_[i].index];
-      a.graph_id = 0;
-      a.graph_node_id = 0;
+      Clear(gpu[candidates_[i].index]);
       withheld_.Add(why);
     }
   }
-  void CollectCandidates(ChunkedVector<GpuActivity>& gpu);
+  void Decide(ChunkedVector<GpuActivity>& gpu, uint64_t cutoff);
+  uint64_t CollectCandidates(ChunkedVector<GpuActivity>& gpu, uint64_t cutoff);
+  uint64_t OldestUndecided(ChunkedVector<GpuActivity>& gpu) const;
   void GroupExecutions();
   uint32_t TieToCall(const Execution& e) const;
   void Attribute(ChunkedVector<GpuActivity>& gpu, const Execution& e);
+  void ReleaseCalls(uint64_t oldest_undecided, uint64_t cutoff);
 
-  const uint64_t tolerance_;
+  const uint64_t tolerance_, settle_;
+  const bool bounded_;
   std::unique_ptr<NativeIdAttributor> attributor_;  // null when graph attribution is off
   std::vector<Call> calls_;
+  bool calls_sorted_ = true;
   std::unordered_set<uint32_t> graph_calls_;  // correlation ids of submissions and appends
+  std::unordered_set<uint32_t> referenced_;   // correlation ids some graph kernel carried
   std::vector<Candidate> candidates_;
   std::vector<Execution> executions_;
   std::unordered_map<uint64_t, Node> nodes_;     // command id -> its graph and ordinal
@@ -109,25 +145,54 @@ class SubmissionMatchingStageImpl final : public SubmissionMatchingStage {
   std::vector<std::vector<uint32_t>> identity_;  // by graph id, by ordinal: what it first ran
   WithheldCounts withheld_;
   uint64_t max_call_ns_ = 0;  // the longest submission call
-  uint64_t tied_ = 0, untied_ = 0;
+  uint64_t newest_call_start_ = 0;
+  uint64_t horizon_ = 0;         // submit times before it are decidable (last flush - settle)
+  uint64_t released_below_ = 0;  // every call with end + tolerance below it was released
+  size_t calls_after_release_ = 0;
+  size_t scan_from_ = 0;  // every record before it is decided
+  uint64_t tied_ = 0, untied_ = 0, late_ = 0, late_records_ = 0, released_ = 0;
   bool finished_ = false;
 };
 
-void SubmissionMatchingStageImpl::CollectCandidates(ChunkedVector<GpuActivity>& gpu) {
-  size_t i = gpu.first_index();  // absolute: a ring window (backends/ring_window.h) starts later
-  gpu.ForEachFrom(0, [&](GpuActivity& a) {
+// The provisional records held, from the first undecided one on: those no call names are cleared
+// (no graph's) once decidable; the graph ones become candidates. Returns the oldest submit time of
+// those left undecided (kNever: none).
+uint64_t SubmissionMatchingStageImpl::CollectCandidates(ChunkedVector<GpuActivity>& gpu,
+                                                        uint64_t cutoff) {
+  candidates_.clear();
+  uint64_t oldest = kNever;
+  size_t i = std::max(scan_from_, gpu.first_index());
+  gpu.ForEachFrom(i, [&](GpuActivity& a) {
     if (a.graph_id == kProvisionalGraphId) {
-      const Candidate c{a.capture_range_id, a.graph_node_id, i, a.stream, a.context};
-      Clear(a);
-      if (graph_calls_.count(a.correlation_id) != 0) candidates_.push_back(c);
+      const uint64_t submit = a.capture_range_id;
+      if (graph_calls_.count(a.correlation_id) != 0) {
+        candidates_.push_back(Candidate{submit, a.graph_node_id, i, a.stream, a.context});
+      } else if (submit + tolerance_ < cutoff) {
+        // An immediate launch (its call, made before it, is no graph's) — or, before a released
+        // call's end, possibly a graph kernel whose call went: no key either way, counted.
+        if (submit < released_below_) ++late_records_;
+        Clear(a);
+      } else {
+        oldest = std::min(oldest, submit);
+      }
     }
     ++i;
   });
+  return oldest;
+}
+
+uint64_t SubmissionMatchingStageImpl::OldestUndecided(ChunkedVector<GpuActivity>& gpu) const {
+  uint64_t oldest = kNever;
+  gpu.ForEachFrom(std::max(scan_from_, gpu.first_index()), [&](GpuActivity& a) {
+    if (a.graph_id == kProvisionalGraphId) oldest = std::min(oldest, a.capture_range_id);
+  });
+  return oldest;
 }
 
 // One execution: the graph kernels of one queue whose submit times lie within the tolerance of
 // the first one's (submissions to one queue are a whole call apart).
 void SubmissionMatchingStageImpl::GroupExecutions() {
+  executions_.clear();
   std::sort(candidates_.begin(), candidates_.end(), [](const Candidate& x, const Candidate& y) {
     return x.stream != y.stream ? x.stream < y.stream : x.submit < y.submit;
   });
@@ -210,6 +275,8 @@ void SubmissionMatchingStageImpl::Attribute(ChunkedVector<GpuActivity>& gpu, con
   for (size_t i = e.begin; i < e.end; ++i) {
     GpuActivity& a = gpu[candidates_[i].index];
     const Node node = nodes_.at(candidates_[i].command);
+    referenced_.insert(a.correlation_id);  // a visited graph's: its first submission's, always
+    Clear(a);
     if (identity_[graph_id][node.ordinal] != IdentityOf(a)) {
       withheld_.Add(WithheldReason::kIdentityMismatch);
       continue;
@@ -221,21 +288,44 @@ void SubmissionMatchingStageImpl::Attribute(ChunkedVector<GpuActivity>& gpu, con
   }
 }
 
-void SubmissionMatchingStageImpl::Finish(ChunkedVector<GpuActivity>& gpu) {
-  if (attributor_ == nullptr || finished_) return;
-  finished_ = true;
-  std::sort(calls_.begin(), calls_.end(),
-            [](const Call& x, const Call& y) { return x.start < y.start; });
-  for (const Call& c : calls_) max_call_ns_ = std::max(max_call_ns_, c.end - c.start);
-  CollectCandidates(gpu);
+// Decides the executions whose submit times, and whose tied call's end, lie before `cutoff`
+// (kNever: all). What is left stays provisional, in its records.
+void SubmissionMatchingStageImpl::Decide(ChunkedVector<GpuActivity>& gpu, uint64_t cutoff) {
+  if (!calls_sorted_) {
+    std::sort(calls_.begin(), calls_.end(),
+              [](const Call& x, const Call& y) { return x.start < y.start; });
+    calls_sorted_ = true;
+  }
+  uint64_t oldest = CollectCandidates(gpu, cutoff);
   GroupExecutions();
-  // A call makes one execution: a call two executions tie to proves neither.
+  // A call makes one execution: a call two executions tie to proves neither. An execution
+  // waits while its submit times, or the end of the one call it ties to, are not before the
+  // cutoff (another execution inside that call may still come).
   std::vector<uint32_t> claims(calls_.size(), 0);
-  for (Execution& e : executions_) {
+  std::vector<bool> decide(executions_.size(), false);
+  for (size_t x = 0; x < executions_.size(); ++x) {
+    Execution& e = executions_[x];
+    if (e.last_submit + tolerance_ >= cutoff) continue;
+    if (e.last_submit < released_below_) {
+      decide[x] = true;  // a released call could have contained it: unproven
+      ++late_;
+      continue;
+    }
     e.call = TieToCall(e);
+    // Any execution tying to that call has its submit times before its end + tolerance: all of
+    // them are decidable now (so counted below) when that lies a tolerance before the cutoff.
+    if (e.call != kNoCall && cutoff != kNever && calls_[e.call].end + 2 * tolerance_ >= cutoff) {
+      continue;
+    }
+    decide[x] = true;
     if (e.call != kNoCall) ++claims[e.call];
   }
-  for (const Execution& e : executions_) {
+  for (size_t x = 0; x < executions_.size(); ++x) {
+    const Execution& e = executions_[x];
+    if (!decide[x]) {
+      oldest = std::min(oldest, e.first_submit);
+      continue;
+    }
     if (e.call == kNoCall || claims[e.call] != 1) {
       ++untied_;
       Withhold(gpu, e, WithheldReason::kSubmissionUnproven);
@@ -244,15 +334,49 @@ void SubmissionMatchingStageImpl::Finish(ChunkedVector<GpuActivity>& gpu) {
     ++tied_;
     Attribute(gpu, e);
   }
-  std::vector<Candidate>().swap(candidates_);
-  std::vector<Execution>().swap(executions_);
+  // Everything before the first record still provisional is decided: later scans start there.
+  size_t i = std::max(scan_from_, gpu.first_index());
+  while (i < gpu.size() && gpu[i].graph_id != kProvisionalGraphId) ++i;
+  scan_from_ = i;
+  if (cutoff != kNever) {
+    ReleaseCalls(oldest, cutoff);
+    std::vector<Candidate>().swap(candidates_);
+    std::vector<Execution>().swap(executions_);
+  }
+}
+
+// Releases the calls that end (widened by the tolerance) before both the oldest undecided submit
+// time and `cutoff` — with bounded_, a cutoff of kNever means the newest call less the settle time.
+void SubmissionMatchingStageImpl::ReleaseCalls(uint64_t oldest_undecided, uint64_t cutoff) {
+  if (cutoff == kNever) {
+    if (!bounded_ || newest_call_start_ <= settle_) return;
+    cutoff = std::max(horizon_, newest_call_start_ - settle_);
+  }
+  const uint64_t below = std::min(oldest_undecided, cutoff);
+  if (below <= released_below_) return;
+  released_below_ = below;
+  const size_t before = calls_.size();
+  calls_.erase(std::remove_if(calls_.begin(), calls_.end(),
+                              [&](const Call& c) {
+                                if (c.end + tolerance_ >= below) return false;
+                                if (referenced_.count(c.correlation) == 0) {
+                                  graph_calls_.erase(c.correlation);
+                                }
+                                return true;
+                              }),
+               calls_.end());
+  released_ += before - calls_.size();
+  calls_after_release_ = calls_.size();
 }
 
 }  // namespace
 
 std::unique_ptr<SubmissionMatchingStage> MakeSubmissionMatchingStage(bool graph_attribution,
-                                                                     uint64_t tolerance_ns) {
-  return std::make_unique<SubmissionMatchingStageImpl>(graph_attribution, tolerance_ns);
+                                                                     uint64_t tolerance_ns,
+                                                                     uint64_t settle_ns,
+                                                                     bool bounded) {
+  return std::make_unique<SubmissionMatchingStageImpl>(graph_attribution, tolerance_ns, settle_ns,
+                                                       bounded);
 }
 
 }  // namespace nodescope

@@ -173,6 +173,12 @@ void FinishWindowCopy(Trace* out) {
       a.graph_id = 0;
       a.graph_node_id = 0;
       ++undecided;
+    } else if (a.graph_id == SubmissionMatchingStage::kProvisionalGraphId) {
+      a.graph_id = 0;  // and the submit time and recording thread the stage kept with it
+      a.graph_node_id = 0;
+      a.capture_range_id = 0;
+      a.context = 0;
+      ++undecided;
     }
   });
   if (undecided != 0) out->attribution.withheld.emplace_back("undecided_at_capture", undecided);

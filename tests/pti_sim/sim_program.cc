@@ -13,7 +13,9 @@
 //              finalized on one thread, submitted from another), all; second_tool (another PTI
 //              user sets its callbacks mid-run); exit_midrun | sigint_midrun
 //              (two threads replaying graphs without end; after 50 ms the main thread calls
-//              exit(0) or raises SIGINT and waits for it to end the process)
+//              exit(0) or raises SIGINT and waits for it to end the process);
+//              graph_loop_<ms> (a service: two threads replaying their own graph on their own
+//              device for <ms> milliseconds, waiting every 10 replays, then resting 5 ms)
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -276,6 +278,31 @@ void SecondTool() {
   std::exit(0);
 }
 
+// A service for captures while tracing (issue 14): two threads replaying their own graph for
+// `ms` milliseconds, about 2 replays per millisecond each.
+void GraphLoop(int ms) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  auto run = [until](int device, const char* prefix) {
+    Queue* q = simsycl::CreateQueue(device);
+    simsycl::Exec* exec = SixNodeGraph(device, prefix);
+    int replays = 0;
+    while (std::chrono::steady_clock::now() < until) {
+      simsycl::Submit(q, exec);
+      if (++replays % 10 == 0) {
+        simsycl::Wait(q);
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+    }
+    simsycl::Wait(q);
+    return replays;
+  };
+  int other_replays = 0;
+  std::thread other([&] { other_replays = run(1, "lp1"); });
+  const int replays = run(0, "lp0");
+  other.join();
+  std::printf("graph_loop: %d + %d replays\n", replays, other_replays);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -298,6 +325,7 @@ int main(int argc, char** argv) {
   if (all || scenario == "graph_visit") known = true, GraphVisit(replays);
   if (scenario == "graph_handoff") known = true, GraphHandoff(replays);
   if (scenario == "second_tool") known = true, SecondTool();
+  if (scenario.rfind("graph_loop_", 0) == 0) known = true, GraphLoop(std::atoi(argv[1] + 11));
   if (scenario == "exit_midrun" || scenario == "sigint_midrun") MidRun(scenario[0] == 's');
   if (!known) {
     std::fprintf(stderr, "unknown scenario %s\n", scenario.c_str());

@@ -14,6 +14,11 @@ graphs from 2 threads), and the PTI backend over its simulator for the ring alon
             SIGINT and on exit() mid-run, valid.
   pti_ring  --backend xpu --ring 10000 over sim_program graph 5000: the window kept, the rest
             counted as ring_released, the trace valid.
+  pti_captures  --backend xpu --ring 2s --capture-every 1s over pti_sim_program graph_loop_4500
+            (two threads replaying two graphs): every capture passes `nodescope check`, the later
+            ones carry graph keys (the fraction printed), 0 wrong or aliased keys against the
+            simulator's nodes, no provisional key written, and every kernel keyed in a capture
+            has the same key in the trace at exit when it is still in its window.
 Prints "window checks: all passed" when every check passed.
 """
 import argparse
@@ -170,6 +175,80 @@ def pti_ring(tmp):
     check(keyed > 0, f"pti ring: graph kernels of the window keyed at the end ({keyed})")
 
 
+def graph_key_errors(doc):
+    """Keyed graph kernels against the simulator's nodes (as check_backend.py's graph checks: a
+    node is its kernel name, whose prefix names its graph, and its duration, 500 ns apart between
+    nodes): a key that ran two nodes, or a graph two prefixes, is wrong; a node under two keys
+    aliased."""
+    nodes, keys, prefixes = {}, {}, {}
+    for e in doc["traceEvents"]:
+        if e.get("cat") != "kernel" or "graph id" not in e.get("args", {}):
+            continue
+        key = (e["args"]["graph id"], e["args"]["graph node id"])
+        node = (e["name"], round(e["dur"] * 1000 / 500))
+        nodes.setdefault(key, set()).add(node)
+        keys.setdefault(node, set()).add(key)
+        prefixes.setdefault(key[0], set()).add(e["name"].split("_")[0])
+    wrong = sum(1 for v in nodes.values() if len(v) > 1)
+    wrong += sum(1 for v in prefixes.values() if len(v) > 1)
+    return wrong, sum(1 for v in keys.values() if len(v) > 1)
+
+
+def kernel_ids(doc):
+    """Each kernel by name and absolute start (ns): the same record in two files."""
+    base = doc.get("baseTimeNanoseconds", 0)
+    return {(e["name"], round(base + e["ts"] * 1000)): e["args"].get("graph node id")
+            for e in doc["traceEvents"] if e.get("cat") == "kernel"}
+
+
+def pti_captures(tmp):
+    out = os.path.join(tmp, "pticap.json")
+    r = subprocess.run([args.nodescope, "run", "--backend", "xpu", "--ring", "2s",
+                        "--capture-every", "1s", "-o", out, "--", args.pti_program,
+                        "graph_loop_4500"], env=env_for(args.pti_lib_dir),
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0, f"pti captures run: exit {r.returncode}: {r.stderr[-400:]}")
+    captures = sorted(glob.glob(os.path.join(tmp, "pticap.capture-*.json")),
+                      key=lambda f: header(f)["nodescope"]["window"]["capture"])
+    check(len(captures) >= 3, f"pti: {len(captures)} captures written")
+    if not os.path.exists(out):
+        check(False, "pti captures: the trace at exit written")
+        return
+    final_keys = kernel_ids(header(out))
+    compared = 0
+    keyed_later = 0
+    for f in captures + [out]:
+        name = os.path.basename(f)
+        c = nodescope("check", f)
+        check(c.returncode == 0, f"nodescope check {name}: exit {c.returncode}")
+        doc = header(f)
+        graph = [e for e in doc["traceEvents"]
+                 if e.get("cat") == "kernel" and e["name"].startswith("lp")]
+        keyed = [e for e in graph if "graph id" in e["args"]]
+        provisional = sum(1 for e in graph if e["args"].get("graph id", 0) >= 0xfffffffe)
+        withheld = dict(doc["nodescope"]["attribution"].get("withheld", {}))
+        wrong, aliased = graph_key_errors(doc)
+        print(f"      {name}: {len(keyed)} of {len(graph)} graph kernels keyed "
+              f"({100.0 * len(keyed) / max(1, len(graph)):.1f} %), "
+              f"undecided_at_capture {withheld.get('undecided_at_capture', 0)}, "
+              f"submission_unproven {withheld.get('submission_unproven', 0)}")
+        check(wrong == 0 and aliased == 0 and provisional == 0,
+              f"{name}: {wrong} wrong, {aliased} aliased, {provisional} provisional keys")
+        if f != out and doc["nodescope"]["window"]["capture"] >= 2:
+            keyed_later += len(keyed)
+            check(len(keyed) > len(graph) // 4, f"{name}: graph keys in a capture ({len(keyed)})")
+        if f != out:
+            # A key given in a capture is final: the same at exit where the kernel is still held.
+            ids = kernel_ids(doc)
+            held = [(k, v) for k, v in ids.items() if v is not None and k in final_keys]
+            differ = sum(1 for k, v in held if final_keys[k] != v)
+            compared += len(held)
+            check(differ == 0, f"{name}: {differ} of {len(held)} keys still held at exit differ "
+                  "from the trace at exit")
+    check(keyed_later > 0, f"pti captures carry graph keys ({keyed_later})")
+    check(compared > 0, f"keys of the captures compared with the trace at exit ({compared})")
+
+
 with tempfile.TemporaryDirectory() as tmp:
     ring(tmp)
     notraced()
@@ -177,5 +256,6 @@ with tempfile.TemporaryDirectory() as tmp:
     exits(tmp)
     if args.pti_program:
         pti_ring(tmp)
+        pti_captures(tmp)
 print("window checks: all passed" if not failures else f"window checks: {len(failures)} failed")
 sys.exit(1 if failures else 0)

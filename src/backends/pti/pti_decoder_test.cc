@@ -200,9 +200,14 @@ class RecordingStage final : public SubmissionMatchingStage {
     submissions.push_back({correlation, thread, start_ns, end_ns});
   }
   void AppendCall(uint32_t correlation) override { appends.push_back(correlation); }
+  void Flushed(ChunkedVector<GpuActivity>&, uint64_t) override {}
   void Finish(ChunkedVector<GpuActivity>&) override {}
   uint64_t executions_tied() const override { return 0; }
   uint64_t executions_withheld() const override { return 0; }
+  uint64_t executions_late() const override { return 0; }
+  uint64_t records_late() const override { return 0; }
+  size_t calls_held() const override { return 0; }
+  uint64_t calls_released() const override { return 0; }
   std::vector<std::array<uint64_t, 4>> submissions;
   std::vector<uint32_t> appends;
 };

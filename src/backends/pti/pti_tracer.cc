@@ -77,7 +77,11 @@ Status PtiTracer::Start(const TracerOptions& options) {
   trace_.start_ns = NowNs();
   const pti_version v = api_.version();
   trace_.versions.emplace_back("pti_version", v._major * 10000 + v._minor * 100 + v._patch);
-  stage_ = MakeSubmissionMatchingStage(options_.graph_attribution);
+  // A ring or streaming window bounds the submission calls kept too (stage.h).
+  const bool bounded = options_.ring.enabled() || options_.stream_records != 0;
+  stage_ = MakeSubmissionMatchingStage(options_.graph_attribution,
+                                       SubmissionMatchingStage::kDefaultToleranceNs,
+                                       SubmissionMatchingStage::kDefaultSettleNs, bounded);
   decoder_.emplace(&trace_, options_.max_events, UsesV2Layout(v), api_.api_id_name, stage_.get());
   Status s = Check(api_.set_timestamp_callback(&TraceClock), "ptiViewSetTimestampCallback");
   if (s.ok()) s = Check(api_.set_callbacks(&OnRequest, &OnComplete), "ptiViewSetCallbacks");
@@ -161,7 +165,18 @@ void PtiTracer::DecodeBuffer(unsigned char* buffer, size_t used) {
   TrimWindow(options_.ring, NowNs(), &trace_);  // a ring keeps its window only
 }
 
-Status PtiTracer::Flush() { return Check(api_.flush(), "ptiFlushAllViews"); }
+// When ptiFlushAllViews returns, every record PTI made before it began has been delivered
+// (docs/pti-notes.md, "Deciding while tracing"): what that proves is decided at the snapshot.
+Status PtiTracer::Flush() {
+  const uint64_t began = NowNs();
+  Status s = Check(api_.flush(), "ptiFlushAllViews");
+  if (s.ok()) {
+    uint64_t seen = flushed_before_.load(std::memory_order_relaxed);
+    while (began > seen && !flushed_before_.compare_exchange_weak(seen, began)) {
+    }
+  }
+  return s;
+}
 
 uint64_t PtiTracer::HeldRecords() {
   std::lock_guard<std::mutex> lock(decode_mu_);
@@ -172,12 +187,14 @@ Status PtiTracer::SnapshotWindow(Trace* out, bool release) {
   {
     std::lock_guard<std::mutex> lock(decode_mu_);  // the decoder waits for a copy only
     if (!decoder_) return FailedPreconditionError("the pti tracer was never started");
+    // Graph kernels whose replay the last flush proves complete get their keys now.
+    stage_->Flushed(trace_.gpu, flushed_before_.load());
     CopyWindow(trace_, NowNs(), release, out);
     out->drops.buffers_refused += refused_.load();
     stage_->Report(&out->attribution);
   }
-  // Graph records are decided when tracing stops (submission matching needs every call): in a
-  // capture or an earlier part they are written without keys, counted as undecided_at_capture.
+  // Graph records not decided yet (their replay is within the settle time of the flush, stage.h)
+  // are written without keys, counted as undecided_at_capture.
   FinishWindowCopy(out);
   return OkStatus();
 }
@@ -228,6 +245,14 @@ Status PtiTracer::Stop() {
                                  static_cast<int64_t>(stage_->executions_tied()));
     trace_.counters.emplace_back("graph_executions_withheld",
                                  static_cast<int64_t>(stage_->executions_withheld()));
+    if (const uint64_t late = stage_->executions_late(); late != 0) {
+      trace_.counters.emplace_back("graph_executions_late", static_cast<int64_t>(late));
+    }
+    if (const uint64_t late = stage_->records_late(); late != 0) {
+      trace_.counters.emplace_back("graph_records_late", static_cast<int64_t>(late));
+    }
+    trace_.counters.emplace_back("graph_submission_calls_released",
+                                 static_cast<int64_t>(stage_->calls_released()));
   }
   g_active.store(nullptr, std::memory_order_release);
   return flushed;

@@ -47,6 +47,7 @@ class PtiTracer final : public Tracer {
   std::atomic<size_t> in_flight_{0};
   std::atomic<uint64_t> refused_{0};
   std::atomic<uint64_t> walk_errors_{0};
+  std::atomic<uint64_t> flushed_before_{0};  // every record made before it was delivered
   std::mutex stop_mu_;
   bool running_ = false;
 };
