@@ -1,9 +1,12 @@
 // Cost of recording a user range on the CPU: one push + pop, disarmed (no session), armed, and
 // armed with a backend listener (what CUPTI's external-correlation push/pop adds is measured on
-// the GPU machine, bench/overhead.py --ranges).
+// the GPU machine, bench/overhead.py --ranges). Full log against ring mode (issue 14), side by
+// side: the same push + pop with a short and a 64-character name, and the log memory each one
+// mapped.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <string>
 
 #include "base/clock.h"
 #include "ranges/range_recorder.h"
@@ -54,6 +57,32 @@ void BM_PushPopArmedWithListener(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_PushPopArmedWithListener)->Iterations(1'000'000);
+
+// A push + pop armed, in the full log (ring_slots 0) or in a ring of ring_slots per thread.
+void PushPopMode(benchmark::State& state, uint32_t ring_slots) {
+  RangeRecorder& r = RangeRecorder::Get();
+  const std::string name = state.range(0) == 12 ? "layer.0/attn" : std::string(64, 'n');
+  r.Arm();
+  r.SetListener(nullptr);
+  r.SetRingSlots(ring_slots);
+  const uint64_t mapped_before = RangeRecorder::MappedBytes();
+  const uint64_t dropped_before = r.counter_values().dropped;
+  for (auto _ : state) {
+    r.Push(name);
+    r.Pop();
+  }
+  state.counters["log_MiB"] =
+      static_cast<double>(RangeRecorder::MappedBytes() - mapped_before) / (1 << 20);
+  // The full log holds 16 M ranges per thread: past that, ranges are dropped (and cost less).
+  state.counters["dropped"] = static_cast<double>(r.counter_values().dropped - dropped_before);
+  r.SetRingSlots(0);
+  r.Disarm();
+  state.SetItemsProcessed(state.iterations());
+}
+void BM_PushPopFullLog(benchmark::State& state) { PushPopMode(state, 0); }
+void BM_PushPopRing(benchmark::State& state) { PushPopMode(state, RangeRecorder::kMaxRingSlots); }
+BENCHMARK(BM_PushPopFullLog)->Arg(12)->Arg(64)->Iterations(1'000'000);
+BENCHMARK(BM_PushPopRing)->Arg(12)->Arg(64)->Iterations(1'000'000);
 
 void BM_ClockRead(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(NowNs());

@@ -44,6 +44,8 @@ StatusOr<std::unique_ptr<TracingSession>> TracingSession::Start(std::string_view
   // Which window the files hold (the decoder never touches this field).
   if (options->ring.enabled()) {
     session->trace().window.policy = "ring:" + options->ring.Describe();
+    // The range logs too: a ring per thread (range_ring.h).
+    ranges.SetRingSlots(RangeRecorder::RingSlotsFor(options->ring.max_records));
   } else if (options->stream_records != 0) {
     session->trace().window.policy = "stream:events=" + std::to_string(options->stream_records);
   }
@@ -59,7 +61,10 @@ Status TracingSession::Stop() {
   uint64_t t0 = NowNs();
   Status stopped = tracer_->Stop();
   backend_stop_ns_ = NowNs() - t0;
-  if (scope_ == Scope::kRegion && !ProcessSessionActive()) RangeRecorder::Get().Disarm();
+  if (scope_ == Scope::kRegion && !ProcessSessionActive()) {
+    RangeRecorder::Get().Disarm();
+    RangeRecorder::Get().SetRingSlots(0);
+  }
   Trace& trace = tracer_->trace();
   // A ring or a streaming part holds a window that starts with its oldest record.
   if (!trace.window.policy.empty()) trace.start_ns = WindowStartNs(trace, trace.end_ns);

@@ -113,6 +113,9 @@ void WriteNodescopeObject(const Trace& t, JsonOutput& out) {
               {"dropped", r.dropped},
               {"device_spans", t.device_spans.size()}},
              out);
+  if (t.window.policy.starts_with("ring:")) {  // range logs bounded by the ring too
+    UintFields({{"ring_released", r.ring_released}, {"ring_unnamed", r.ring_unnamed}}, out);
+  }
   out.Char('}');
   for (const auto& [name, value] : t.counters) {
     out.Char(',');

@@ -83,6 +83,21 @@ TEST(TraceHeader, SamplingWrittenOnlyWhenSampled) {
       << h;
 }
 
+// Ring mode bounds the range logs too (issue 14): what left them is counted beside the others.
+TEST(TraceHeader, RangeRingCountersWrittenOnlyInRingMode) {
+  Trace t;
+  t.range_counters.ring_released = 9000;
+  t.range_counters.ring_unnamed = 2;
+  EXPECT_EQ(Header(t).find("ring_unnamed"), std::string::npos);  // a full trace: as before
+  t.window.policy = "stream:events=5000";
+  EXPECT_EQ(Header(t).find("ring_unnamed"), std::string::npos);
+  t.window.policy = "ring:events=20000";
+  const std::string h = Header(t);
+  EXPECT_NE(h.find(R"("dropped":0,"device_spans":0,"ring_released":9000,"ring_unnamed":2},)"),
+            std::string::npos)
+      << h;
+}
+
 TEST(TraceHeader, JobRankHostAndClockAnchor) {
   Trace t;
   t.job.rank = 1;

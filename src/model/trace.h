@@ -68,6 +68,8 @@ struct RangeCounters {
   uint64_t ended_on_other_thread = 0;  // Start/End ranges ended by another thread
   uint64_t unknown_ends = 0;           // an End for an id never started (or ended twice)
   uint64_t dropped = 0;                // ranges not recorded (per-thread log full)
+  uint64_t ring_released = 0;          // ring mode: slot reused for a newer range (not a drop)
+  uint64_t ring_unnamed = 0;           // ring mode: recorded without its name (name table full)
 };
 
 // Which process of a job this trace is, and when it started on two clocks, so traces of one job

@@ -1,7 +1,6 @@
 // Per-thread range logs, name arenas, and collection into a Trace.
 #include "ranges/range_recorder.h"
 
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -12,6 +11,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "ranges/range_ring.h"
 
 namespace nodescope {
 namespace {
@@ -43,14 +43,7 @@ std::vector<std::string> g_domains = {""};
 
 uint32_t Gettid() { return static_cast<uint32_t>(syscall(SYS_gettid)); }
 
-// Memory for logs, faulted in with one call: touching fresh pages one by one on the hot path
-// costs far more than the record itself (measured: 19 000 first-touch faults for 1 M ranges).
-// Kept until exit, like the logs it holds.
-void* AllocatePopulated(size_t bytes) {
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
-                 -1, 0);
-  return p == MAP_FAILED ? nullptr : p;
-}
+using ranges_internal::AllocatePopulated;
 
 }  // namespace
 
@@ -109,6 +102,9 @@ class RangeRecorder::ThreadLog {
   uint64_t listener_generation_ = 0;
   int depth_ = 0;
   int overflow_ = 0;
+  // Ring mode: made by the owner at its first range in ring mode, read by End() and Collect.
+  std::atomic<RangeRing*> ring_{nullptr};
+  bool ring_failed_ = false;  // owner thread only
 
  private:
   std::atomic<Slot*> chunks_[kMaxChunks];
@@ -135,9 +131,23 @@ RangeRecorder::ThreadLog* RangeRecorder::ThisThread() {
   return log;
 }
 
-// Range id = (thread index << 32) | (slot index + 1): End() finds the slot without a lock.
+// Range id = (thread index << 32) | (slot index + 1): End() finds the slot without a lock (in
+// ring mode, range_ring.h).
 uint64_t RangeRecorder::Record(ThreadLog* log, std::string_view name, uint32_t domain,
                                uint64_t parent, uint8_t flags) {
+  if (const uint32_t ring_slots = ring_slots_.load(std::memory_order_relaxed); ring_slots != 0) {
+    RangeRing* ring = log->ring_.load(std::memory_order_relaxed);
+    if (ring == nullptr && !log->ring_failed_) [[unlikely]] {
+      ring = RangeRing::Create(RingSlotsFor(ring_slots));
+      log->ring_.store(ring, std::memory_order_release);
+      log->ring_failed_ = ring == nullptr;  // not tried again on every range
+    }
+    uint64_t id = ring == nullptr ? 0
+                                  : ring->Record(uint64_t{log->index_} << 32, name, domain, parent,
+                                                 flags, NowNs());
+    if (id == 0) counters_.dropped.fetch_add(1, std::memory_order_relaxed);
+    return id;
+  }
   uint32_t index = 0;
   Slot* slot = log->Reserve(&index);
   if (slot == nullptr) {
@@ -200,7 +210,9 @@ void RangeRecorder::Pop() {
   }
   uint64_t id = log->stack_[--log->depth_];
   if (id == 0) return;
-  if (Slot* slot = log->At(static_cast<uint32_t>(id & 0xffffffffu) - 1)) {
+  if (RangeRing::IsRingId(id)) {
+    log->ring_.load(std::memory_order_relaxed)->EndOwn(id, log->tid_, NowNs());
+  } else if (Slot* slot = log->At(static_cast<uint32_t>(id & 0xffffffffu) - 1)) {
     slot->end_tid.store(log->tid_, std::memory_order_relaxed);
     slot->end_ns.store(NowNs(), std::memory_order_release);
   }
@@ -238,6 +250,10 @@ void RangeRecorder::End(uint64_t id) {
   ThreadLog* owner = (thread > 0 && thread < kMaxThreads)
                          ? g_threads[thread].load(std::memory_order_acquire)
                          : nullptr;
+  if (RangeRing::IsRingId(id)) {
+    if (!EndRing(owner, id)) counters_.unknown_ends.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
   Slot* slot = (owner != nullptr && slot_index > 0 && slot_index <= owner->published())
                    ? owner->At(slot_index - 1)
                    : nullptr;
@@ -249,6 +265,20 @@ void RangeRecorder::End(uint64_t id) {
   }
   slot->end_tid.store(Gettid(), std::memory_order_release);
 }
+
+bool RangeRecorder::EndRing(ThreadLog* owner, uint64_t id) {
+  RangeRing* ring = owner != nullptr ? owner->ring_.load(std::memory_order_acquire) : nullptr;
+  return ring != nullptr && ring->EndStarted(id, Gettid(), NowNs());
+}
+
+uint32_t RangeRecorder::RingSlotsFor(uint64_t max_records) {
+  if (max_records == 0 || max_records >= kMaxRingSlots) return kMaxRingSlots;
+  uint32_t slots = kMinRingSlots;
+  while (slots < max_records) slots *= 2;
+  return slots;
+}
+
+uint64_t RangeRecorder::MappedBytes() { return ranges_internal::MappedBytes(); }
 
 uint64_t RangeRecorder::CurrentRange() {
   ThreadLog* log = ThisThread();
@@ -280,46 +310,70 @@ void RangeRecorder::Collect(Trace& trace, uint64_t since_ns, uint64_t until_ns,
   for (uint32_t t = 1; t <= threads; ++t) {
     ThreadLog* log = g_threads[t].load(std::memory_order_acquire);
     if (log == nullptr) continue;
-    uint32_t n = log->published();
-    for (uint32_t i = 0; i < n; ++i) {
-      const Slot* s = log->At(i);
-      if (s == nullptr) break;
-      uint64_t end = s->end_ns.load(std::memory_order_acquire);
-      if (s->start_ns > until_ns || (end != 0 && end < since_ns)) continue;
+    auto add = [&](const RingRange& s) {
+      if (s.start_ns > until_ns || (s.end_ns != 0 && s.end_ns < since_ns)) return;
       UserRange r{};
-      r.id = s->id;
-      r.parent_id = s->parent;
-      r.start_ns = s->start_ns;
-      r.name = trace.strings.Intern(std::string_view(s->name, s->name_len));
-      r.domain = s->domain < domain_ids.size() ? domain_ids[s->domain] : kNoString;
+      r.id = s.id;
+      r.parent_id = s.parent;
+      r.start_ns = s.start_ns;
+      r.name = trace.strings.Intern(s.name);
+      r.domain = s.domain < domain_ids.size() ? domain_ids[s.domain] : kNoString;
       r.pid = pid;
       r.tid = log->tid_;
-      r.flags = s->flags;
-      if (end == 0 || end > until_ns) {
+      r.flags = s.flags;
+      if (s.end_ns == 0 || s.end_ns > until_ns) {
         r.end_ns = until_ns;
         r.end_tid = log->tid_;
         r.flags |= kRangeOpenAtEnd;
         ++trace.range_counters.open_at_end;
       } else {
-        r.end_ns = end;
-        r.end_tid = s->end_tid.load(std::memory_order_acquire);
+        r.end_ns = s.end_ns;
+        r.end_tid = s.end_tid;
         if (r.end_tid != 0 && r.end_tid != r.tid) {
           r.flags |= kRangeCrossThread;
           ++trace.range_counters.ended_on_other_thread;
         }
       }
       trace.ranges.push_back(r);
+    };
+    uint32_t n = log->published();
+    for (uint32_t i = 0; i < n; ++i) {
+      const Slot* s = log->At(i);
+      if (s == nullptr) break;
+      RingRange r;
+      r.end_ns = s->end_ns.load(std::memory_order_acquire);
+      // (end_tid is read only for a range that ended, after its end: as before ring mode)
+      r.end_tid = r.end_ns != 0 ? s->end_tid.load(std::memory_order_acquire) : 0;
+      r.id = s->id;
+      r.parent = s->parent;
+      r.start_ns = s->start_ns;
+      r.name = std::string_view(s->name, s->name_len);
+      r.domain = s->domain;
+      r.flags = s->flags;
+      add(r);
     }
+    if (const RangeRing* ring = log->ring_.load(std::memory_order_acquire)) ring->ForEach(add);
   }
   const CounterValues now = counter_values();
   trace.range_counters.unbalanced_pops += now.unbalanced_pops - baseline.unbalanced_pops;
   trace.range_counters.unknown_ends += now.unknown_ends - baseline.unknown_ends;
   trace.range_counters.dropped += now.dropped - baseline.dropped;
+  trace.range_counters.ring_released += now.ring_released - baseline.ring_released;
+  trace.range_counters.ring_unnamed += now.ring_unnamed - baseline.ring_unnamed;
 }
 
 RangeRecorder::CounterValues RangeRecorder::counter_values() const {
-  return {counters_.unbalanced_pops.load(), counters_.unknown_ends.load(),
-          counters_.dropped.load()};
+  CounterValues v{counters_.unbalanced_pops.load(), counters_.unknown_ends.load(),
+                  counters_.dropped.load()};
+  const uint32_t threads = g_thread_count.load(std::memory_order_acquire);
+  for (uint32_t t = 1; t <= threads; ++t) {
+    const ThreadLog* log = g_threads[t].load(std::memory_order_acquire);
+    const RangeRing* ring = log != nullptr ? log->ring_.load(std::memory_order_acquire) : nullptr;
+    if (ring == nullptr) continue;
+    v.ring_released += ring->released();
+    v.ring_unnamed += ring->unnamed();
+  }
+  return v;
 }
 
 }  // namespace nodescope

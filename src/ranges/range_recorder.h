@@ -2,6 +2,8 @@
 // range on the hot path (names are copied into a per-thread arena that grows in 64 KiB chunks).
 // Protocol per thread: reserve a slot -> fill it -> publish with a release store of the count;
 // the collector reads published slots only.
+// Ring mode (SetRingSlots, issue 14): each thread records instead into a ring of fixed capacity
+// with interned names (range_ring.h), so memory stays flat however long the program runs.
 #pragma once
 
 #include <atomic>
@@ -18,6 +20,8 @@ struct RangeCounterValues {
   uint64_t unbalanced_pops = 0;
   uint64_t unknown_ends = 0;
   uint64_t dropped = 0;
+  uint64_t ring_released = 0;  // ring mode: ranges whose slot was reused for a newer one
+  uint64_t ring_unnamed = 0;   // ring mode: ranges recorded without their name (name table full)
 };
 
 class RangeRecorder {
@@ -44,6 +48,18 @@ class RangeRecorder {
     listener_generation_.fetch_add(1);
   }
   void SyncThisThread();
+
+  // Ring mode: ranges recorded from now on go to a ring of `slots` per thread (rounded up to a
+  // power of two, within [kMinRingSlots, kMaxRingSlots]; a thread's ring keeps the capacity it
+  // was created with); 0 returns to the full log. Ranges already recorded stay collectable.
+  static constexpr uint32_t kMinRingSlots = 1024;
+  static constexpr uint32_t kMaxRingSlots = 65536;
+  void SetRingSlots(uint32_t slots) { ring_slots_.store(slots, std::memory_order_release); }
+  // The per-thread capacity for a ring window of `max_records` GPU + API records (0: a window by
+  // time only, kMaxRingSlots).
+  static uint32_t RingSlotsFor(uint64_t max_records);
+  // Bytes mapped for range logs, rings and names, all threads (they are kept until exit).
+  static uint64_t MappedBytes();
 
   // Push/pop ranges nest per thread. Push returns the range id (0 when not recorded).
   uint64_t Push(std::string_view name, uint32_t domain = 0);
@@ -80,8 +96,10 @@ class RangeRecorder {
   ThreadLog* ThisThread();
   uint64_t Record(ThreadLog* log, std::string_view name, uint32_t domain, uint64_t parent,
                   uint8_t flags);
+  bool EndRing(ThreadLog* owner, uint64_t id);
 
   std::atomic<bool> armed_{false};
+  std::atomic<uint32_t> ring_slots_{0};
   void Sync(ThreadLog* log, const Listener* l);
 
   std::atomic<const Listener*> listener_{nullptr};

@@ -18,6 +18,9 @@
 // roctx library, sim_hip.h): push "roctx_outer" { push "roctx_direct" { 5 direct launches },
 // push "roctx_replays" { 10 replays } }, then a start/stop range "roctx_started" around 2 more
 // direct launches, and a mark (not recorded).
+//
+// `ranges_program service <n>`: a service pushing a range per request (issue 14, ring mode): n
+// ranges "request" (a graph replay every 1000th), printing "rss_kb <i> <VmRSS>" at each quarter.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -169,7 +172,42 @@ int Forked() {
   return 0;
 }
 
+long RssKb() {
+  FILE* f = std::fopen("/proc/self/status", "r");
+  char line[256];
+  long kb = -1;
+  while (f != nullptr && std::fgets(line, sizeof(line), f) != nullptr) {
+    if (std::sscanf(line, "VmRSS: %ld kB", &kb) == 1) break;
+  }
+  if (f != nullptr) std::fclose(f);
+  return kb;
+}
+
+int Service(long n) {
+  if (n < 4) return 1;
+  const char* names[] = {"service_k"};
+  simFunction_t f[1];
+  CHECK(simhipModuleLoad(names, 1, f));
+  simStream_t s;
+  CHECK(simhipStreamCreate(&s));
+  simGraph_t g;
+  CHECK(simhipGraphCreate(&g));
+  simGraphNode_t node;
+  CHECK(simhipGraphAddKernelNode(&node, g, nullptr, 0, f[0]));
+  simGraphExec_t e;
+  CHECK(simhipGraphInstantiate(&e, g));
+  for (long i = 1; i <= n; ++i) {
+    nodescope_range_push("request");
+    if (i % 1000 == 0) CHECK(simhipGraphLaunch(e, s));
+    nodescope_range_pop();
+    if (i % (n / 4) == 0) std::printf("rss_kb %ld %ld\n", i, RssKb());
+  }
+  CHECK(simhipStreamSynchronize(s));
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc > 2 && std::string(argv[1]) == "service") return Service(std::atol(argv[2]));
   if (argc > 1 && std::string(argv[1]) == "scopes") return Scopes();
   if (argc > 1 && std::string(argv[1]) == "forked") return Forked();
   const bool roctx = argc > 1 && std::string(argv[1]) == "roctx";
