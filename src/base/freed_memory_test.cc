@@ -1,4 +1,4 @@
-// The allocation pattern of a ring capture (model/trace.h records in ChunkedVector chunks, copied,
+// The allocation pattern of a ring capture (96-byte records in ChunkedVector chunks, copied,
 // written, freed; three times) must not leave the copies resident.
 #include "base/freed_memory.h"
 
@@ -11,10 +11,16 @@
 #include <vector>
 
 #include "base/chunked_vector.h"
-#include "model/records.h"
 
 namespace nodescope {
 namespace {
+
+// A record of the size of model/records.h's Record (96 bytes); base may not include model.
+struct Record {
+  uint64_t start_ns;
+  uint64_t fields[11];
+};
+static_assert(sizeof(Record) == 96);
 
 long ResidentMb() {
   long pages = 0, resident = 0;
@@ -28,17 +34,17 @@ long ResidentMb() {
 // One capture's copy of a 1 M-record window (about 96 MB), made on a thread of its own as the
 // capture service does, while small blocks that outlive it are allocated (the decoder, strings):
 // they pin the heap above the copy, so freeing the copy cannot simply shrink the heap.
-void CopyAndFree(const ChunkedVector<GpuActivity>& window, std::vector<std::string>* kept) {
+void CopyAndFree(const ChunkedVector<Record>& window, std::vector<std::string>* kept) {
   std::thread([&] {
-    ChunkedVector<GpuActivity> copy;
-    GpuActivity a{};
+    ChunkedVector<Record> copy;
+    Record a{};
     for (size_t i = window.first_index(); i < window.size(); ++i) {
       a.start_ns = window[i].start_ns;
       copy.push_back(a);
-      if (i % ChunkedVector<GpuActivity>::kChunkSize == 0) kept->emplace_back(200, 'x');
+      if (i % ChunkedVector<Record>::kChunkSize == 0) kept->emplace_back(200, 'x');
     }
     volatile uint64_t sum = 0;
-    copy.ForEach([&](const GpuActivity& r) { sum = sum + r.start_ns; });
+    copy.ForEach([&](const Record& r) { sum = sum + r.start_ns; });
   }).join();
 }
 
@@ -46,8 +52,8 @@ TEST(FreedMemory, CaptureCopiesDoNotStayResident) {
 #if !defined(__GLIBC__) || defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   GTEST_SKIP() << "glibc's allocator only (sanitizers bring their own)";
 #else
-  ChunkedVector<GpuActivity> window;
-  GpuActivity a{};
+  ChunkedVector<Record> window;
+  Record a{};
   for (uint64_t i = 0; i < 1'000'000; ++i) {
     a.start_ns = i;
     window.push_back(a);
