@@ -22,7 +22,7 @@ struct Record {
 };
 static_assert(sizeof(Record) == 96);
 
-long ResidentMb() {
+[[maybe_unused]] long ResidentMb() {
   long pages = 0, resident = 0;
   FILE* f = std::fopen("/proc/self/statm", "r");
   if (f == nullptr) return -1;
@@ -34,7 +34,8 @@ long ResidentMb() {
 // One capture's copy of a 1 M-record window (about 96 MB), made on a thread of its own as the
 // capture service does, while small blocks that outlive it are allocated (the decoder, strings):
 // they pin the heap above the copy, so freeing the copy cannot simply shrink the heap.
-void CopyAndFree(const ChunkedVector<Record>& window, std::vector<std::string>* kept) {
+[[maybe_unused]] void CopyAndFree(const ChunkedVector<Record>& window,
+                                  std::vector<std::string>* kept) {
   std::thread([&] {
     ChunkedVector<Record> copy;
     Record a{};
