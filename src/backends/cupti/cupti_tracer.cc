@@ -45,6 +45,14 @@ std::vector<CUpti_ActivityKind> DeviceActivityKinds(const TracerOptions& options
   return kinds;
 }
 
+// The header's account of a sampled trace (model/trace.h), from the sampler's counts.
+SamplingInfo SamplingOf(const LaunchSampler& sampler) {
+  const LaunchSampler::Counts c = sampler.counts();
+  return SamplingInfo{sampler.every(),  c.graph_launches,      c.graph_launches_kept,
+                      c.plain_launches, c.plain_launches_kept, c.graph_guards + c.graph_overlaps,
+                      c.plain_overlaps};
+}
+
 }  // namespace
 
 CuptiTracer::CuptiTracer() = default;
@@ -208,11 +216,8 @@ Status CuptiTracer::Stop() {
     }
     stage_->Report(&trace_.attribution);
     if (sampler_ != nullptr) {
-      LaunchSampler::Counts c = sampler_->counts();
-      trace_.sampling =
-          SamplingInfo{sampler_->every(), c.graph_launches,      c.graph_launches_kept,
-                       c.plain_launches,  c.plain_launches_kept, c.graph_guards + c.graph_overlaps,
-                       c.plain_overlaps};
+      trace_.sampling = SamplingOf(*sampler_);
+      const LaunchSampler::Counts c = sampler_->counts();
       trace_.counters.emplace_back("sampling_windows", static_cast<int64_t>(sampled_->windows()));
       trace_.counters.emplace_back("sampling_guard_launches", static_cast<int64_t>(c.graph_guards));
       trace_.counters.emplace_back("sampling_overlapping_launches",
@@ -250,13 +255,8 @@ Status CuptiTracer::SnapshotWindow(Trace* out, bool release) {
     out->drops.buffers_refused += pool_->refused();
     graph_callbacks_->AddCounters(out);
     stage_->Report(&out->attribution);
-    if (sampler_ != nullptr) {  // a sampled window says so, as the trace at Stop() does
-      LaunchSampler::Counts c = sampler_->counts();
-      out->sampling =
-          SamplingInfo{sampler_->every(), c.graph_launches,      c.graph_launches_kept,
-                       c.plain_launches,  c.plain_launches_kept, c.graph_guards + c.graph_overlaps,
-                       c.plain_overlaps};
-    }
+    // A sampled window says so, as the trace at Stop() does.
+    if (sampler_ != nullptr) out->sampling = SamplingOf(*sampler_);
   }
   CollectEnvironment(out);
   FinishWindowCopy(out);

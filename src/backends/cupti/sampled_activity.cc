@@ -20,8 +20,7 @@ void SampledActivity::Switch(bool on) {
 
 void SampledActivity::Begin() {
   std::lock_guard<std::mutex> lock(mu_);
-  open_now_.store(open_ + 1, std::memory_order_relaxed);
-  if (open_++ == 0) {
+  if (open_.fetch_add(1, std::memory_order_relaxed) == 0) {
     windows_.fetch_add(1, std::memory_order_relaxed);
     Switch(true);
   }
@@ -29,14 +28,15 @@ void SampledActivity::Begin() {
 
 void SampledActivity::End() {
   std::lock_guard<std::mutex> lock(mu_);
-  if (open_ > 0 && --open_ == 0) Switch(false);
-  open_now_.store(open_, std::memory_order_relaxed);
+  if (open_.load(std::memory_order_relaxed) > 0 &&
+      open_.fetch_sub(1, std::memory_order_relaxed) == 1) {
+    Switch(false);
+  }
 }
 
 void SampledActivity::Close() {
   std::lock_guard<std::mutex> lock(mu_);
-  open_ = 0;
-  open_now_.store(0, std::memory_order_relaxed);
+  open_.store(0, std::memory_order_relaxed);
   if (enabled_) Switch(false);
 }
 

@@ -33,7 +33,7 @@ class SampledActivity final : public LaunchWindow {
   void Begin() override;
   // At its exit, on the same thread.
   void End() override;
-  bool IsOpen() const override { return open_now_.load(std::memory_order_relaxed) > 0; }
+  bool IsOpen() const override { return open_.load(std::memory_order_relaxed) > 0; }
   // Disables the kinds if a window is still open (a launch that never returned). Idempotent.
   void Close();
 
@@ -46,8 +46,7 @@ class SampledActivity final : public LaunchWindow {
 
   const std::vector<CUpti_ActivityKind> kinds_;
   mutable std::mutex mu_;
-  int open_ = 0;
-  std::atomic<int> open_now_{0};  // open_, for IsOpen() without the lock
+  std::atomic<int> open_{0};  // launches inside a window; changed under mu_, read without it
   bool enabled_ = false;
   Status first_error_;
   std::atomic<uint64_t> windows_{0};
