@@ -2,15 +2,24 @@
 // counts records. Any CUPTI tracer pays at least this; bench/overhead.py compares us against it.
 // CUPTI_FLOOR_MODE picks a lower floor, for sampled tracing (issue 14):
 //   inject     the injection library loaded, CUPTI not called at all
+//   idle       a subscriber with no callback enabled (what being subscribed costs by itself)
 //   subscribe  a subscriber with the runtime API callback of cudaGraphLaunch only, no activity
 //              (what any tracer that decides per launch pays)
 //   subscribe_first  the same, with kernel activity enabled around the first graph launch only
+//   first_off  subscribe_first, and the launch callback disabled after that first launch
+//   first_detach  first_off, then CUPTI detached (cuptiFinalize, from another thread)
+//   armed      the launch callback enabled only every CUPTI_FLOOR_ARM_US (default 2000) by a timer
+//              thread, kernel activity around the launch it then sees, the callback disabled again
+//   armed_noact  armed without activity (the cost of toggling the callback alone)
 #include <cupti.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <thread>
 
 namespace {
 
@@ -37,22 +46,72 @@ void AtExit() {
 }
 
 std::atomic<unsigned long long> g_launches{0};
+std::atomic<unsigned long long> g_sampled{0};
 
-bool g_first_only = false;
+enum class Mode { kFull, kSubscribe, kFirst, kFirstOff, kFirstDetach, kArmed, kArmedNoAct, kIdle };
+Mode g_mode = Mode::kFull;
+CUpti_SubscriberHandle g_subscriber;
+std::atomic<bool> g_detach{false};
+
+void SetLaunchCallback(uint32_t on) {
+  cuptiEnableCallback(on, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
+                      CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000);
+}
 
 void CUPTIAPI OnApi(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void* data) {
   const auto* d = static_cast<const CUpti_CallbackData*>(data);
+  const bool armed = g_mode == Mode::kArmed || g_mode == Mode::kArmedNoAct;
   if (d->callbackSite == CUPTI_API_ENTER) {
-    if (g_launches.fetch_add(1, std::memory_order_relaxed) == 0 && g_first_only) {
-      cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    const bool first = g_launches.fetch_add(1, std::memory_order_relaxed) == 0;
+    if ((first && g_mode != Mode::kSubscribe) || g_mode == Mode::kArmed) {
+      g_sampled.fetch_add(1, std::memory_order_relaxed);
+      if (g_mode != Mode::kArmedNoAct) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     }
-  } else if (g_first_only && g_launches.load(std::memory_order_relaxed) == 1) {
-    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    return;
+  }
+  if (g_mode == Mode::kSubscribe) return;
+  if (armed || g_launches.load(std::memory_order_relaxed) == 1) {
+    if (g_mode != Mode::kArmedNoAct) cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    if (g_mode != Mode::kFirst) SetLaunchCallback(0);
+    if (g_mode == Mode::kFirstDetach) g_detach.store(true);
+  }
+}
+
+void Timer() {
+  const char* us = std::getenv("CUPTI_FLOOR_ARM_US");
+  const long period = us != nullptr ? std::atol(us) : 2000;
+  for (;;) {
+    std::this_thread::sleep_for(std::chrono::microseconds(period));
+    if (g_mode == Mode::kFirstDetach) {
+      if (g_detach.exchange(false)) {
+        cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+        cuptiUnsubscribe(g_subscriber);
+        cuptiFinalize();
+        std::fprintf(stderr, "cupti_floor: detached\n");
+        return;
+      }
+    } else {
+      SetLaunchCallback(1);
+    }
   }
 }
 
 void AtExitSubscribed() {
-  std::fprintf(stderr, "cupti_floor: %llu graph launches seen\n", g_launches.load());
+  std::fprintf(stderr, "cupti_floor: %llu graph launches seen, %llu with activity\n",
+               g_launches.load(), g_sampled.load());
+}
+
+Mode ModeOf(const char* m) {
+  if (m == nullptr) return Mode::kFull;
+  const std::string s(m);
+  if (s == "idle") return Mode::kIdle;
+  if (s == "subscribe") return Mode::kSubscribe;
+  if (s == "subscribe_first") return Mode::kFirst;
+  if (s == "first_off") return Mode::kFirstOff;
+  if (s == "first_detach") return Mode::kFirstDetach;
+  if (s == "armed") return Mode::kArmed;
+  if (s == "armed_noact") return Mode::kArmedNoAct;
+  return Mode::kFull;
 }
 
 }  // namespace
@@ -60,18 +119,20 @@ void AtExitSubscribed() {
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
   const char* mode = std::getenv("CUPTI_FLOOR_MODE");
   if (mode != nullptr && std::strcmp(mode, "inject") == 0) return 1;
-  g_first_only = mode != nullptr && std::strcmp(mode, "subscribe_first") == 0;
-  if (g_first_only) cuptiActivityRegisterCallbacks(&Requested, &Completed);
-  if (mode != nullptr && (std::strcmp(mode, "subscribe") == 0 || g_first_only)) {
-    static CUpti_SubscriberHandle subscriber;
-    cuptiSubscribe(&subscriber, &OnApi, nullptr);
-    cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
-                        CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000);
-    std::atexit(&AtExitSubscribed);
+  g_mode = ModeOf(mode);
+  cuptiActivityRegisterCallbacks(&Requested, &Completed);
+  if (g_mode == Mode::kFull) {
+    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    std::atexit(&AtExit);
     return 1;
   }
-  cuptiActivityRegisterCallbacks(&Requested, &Completed);
-  cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-  std::atexit(&AtExit);
+  cuptiSubscribe(&g_subscriber, &OnApi, nullptr);
+  if (g_mode != Mode::kIdle && g_mode != Mode::kArmed && g_mode != Mode::kArmedNoAct) {
+    SetLaunchCallback(1);
+  }
+  if (g_mode == Mode::kArmed || g_mode == Mode::kArmedNoAct || g_mode == Mode::kFirstDetach) {
+    std::thread(&Timer).detach();
+  }
+  std::atexit(&AtExitSubscribed);
   return 1;
 }

@@ -237,6 +237,10 @@ Status CuptiTracer::Stop() {
 }
 
 // Called with no nodescope lock held: the completions it causes take the decode lock.
+// Flag 0 on purpose (cupti_activity.h, cuptiActivityFlushAll): a default flush returns every
+// buffer whose records are all complete, full or not; only a buffer holding a record of work
+// still running stays with CUPTI until a later flush. A forced flush would hand that record over
+// incomplete, and it would never come back complete for the next capture or the trace at exit.
 Status CuptiTracer::Flush() {
   return CheckCupti(cuptiActivityFlushAll(0), "cuptiActivityFlushAll");
 }
