@@ -8,9 +8,13 @@
 //   subscribe_first  the same, with kernel activity enabled around the first graph launch only
 //   first_off  subscribe_first, and the launch callback disabled after that first launch
 //   first_detach  first_off, then CUPTI detached (cuptiFinalize, from another thread)
-//   armed      the launch callback enabled only every CUPTI_FLOOR_ARM_US (default 2000) by a timer
+//   armed@US   the launch callback enabled only every US microseconds (default 2000) by a timer
 //              thread, kernel activity around the launch it then sees, the callback disabled again
 //   armed_noact  armed without activity (the cost of toggling the callback alone)
+//   plain_first  kernel activity around the first plain (non-graph) kernel launch only
+//   version    cuptiGetVersion only;  registered  activity buffer callbacks only, no subscriber
+//   first_off@N, subscribe_first@N  the N-th graph launch instead of the first
+//   any mode followed by "+ts": records stamped with our clock (as nodescope does)
 #include <cupti.h>
 
 #include <atomic>
@@ -18,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <thread>
 
@@ -48,21 +53,58 @@ void AtExit() {
 std::atomic<unsigned long long> g_launches{0};
 std::atomic<unsigned long long> g_sampled{0};
 
-enum class Mode { kFull, kSubscribe, kFirst, kFirstOff, kFirstDetach, kArmed, kArmedNoAct, kIdle };
+enum class Mode {
+  kFull,
+  kSubscribe,
+  kFirst,
+  kFirstOff,
+  kFirstDetach,
+  kArmed,
+  kArmedNoAct,
+  kIdle,
+  kPlainFirst
+};
 Mode g_mode = Mode::kFull;
 CUpti_SubscriberHandle g_subscriber;
 std::atomic<bool> g_detach{false};
+long g_arm_us = 2000;
+unsigned long long g_nth = 1;
+bool g_timestamps = false;  // mode suffix "+ts": CUPTI stamps records with our clock, as nodescope
+
+uint64_t CUPTIAPI Clock() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
 
 void SetLaunchCallback(uint32_t on) {
   cuptiEnableCallback(on, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
                       CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000);
 }
 
+constexpr CUpti_CallbackId kPlainLaunches[] = {CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+                                               CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060};
+
+// plain_first: kernel activity around the first plain kernel launch only (before any graph
+// launch), then no callback: does the cost that one traced launch leaves stay with that exec only?
+void OnPlain(const CUpti_CallbackData* d) {
+  if (d->callbackSite == CUPTI_API_ENTER) {
+    if (g_sampled.fetch_add(1) == 0) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    return;
+  }
+  cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  for (CUpti_CallbackId id : kPlainLaunches) {
+    cuptiEnableCallback(0, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
+  }
+}
+
 void CUPTIAPI OnApi(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void* data) {
   const auto* d = static_cast<const CUpti_CallbackData*>(data);
+  if (g_mode == Mode::kPlainFirst) return OnPlain(d);
   const bool armed = g_mode == Mode::kArmed || g_mode == Mode::kArmedNoAct;
   if (d->callbackSite == CUPTI_API_ENTER) {
-    const bool first = g_launches.fetch_add(1, std::memory_order_relaxed) == 0;
+    // "first": the g_nth-th launch (1 unless the mode says first_off@N).
+    const bool first = g_launches.fetch_add(1, std::memory_order_relaxed) + 1 == g_nth;
     if ((first && g_mode != Mode::kSubscribe) || g_mode == Mode::kArmed) {
       g_sampled.fetch_add(1, std::memory_order_relaxed);
       if (g_mode != Mode::kArmedNoAct) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
@@ -70,7 +112,7 @@ void CUPTIAPI OnApi(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void* d
     return;
   }
   if (g_mode == Mode::kSubscribe) return;
-  if (armed || g_launches.load(std::memory_order_relaxed) == 1) {
+  if (armed || g_launches.load(std::memory_order_relaxed) == g_nth) {
     if (g_mode != Mode::kArmedNoAct) cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     if (g_mode != Mode::kFirst) SetLaunchCallback(0);
     if (g_mode == Mode::kFirstDetach) g_detach.store(true);
@@ -78,8 +120,7 @@ void CUPTIAPI OnApi(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void* d
 }
 
 void Timer() {
-  const char* us = std::getenv("CUPTI_FLOOR_ARM_US");
-  const long period = us != nullptr ? std::atol(us) : 2000;
+  const long period = g_arm_us;
   for (;;) {
     std::this_thread::sleep_for(std::chrono::microseconds(period));
     if (g_mode == Mode::kFirstDetach) {
@@ -103,7 +144,16 @@ void AtExitSubscribed() {
 
 Mode ModeOf(const char* m) {
   if (m == nullptr) return Mode::kFull;
-  const std::string s(m);
+  std::string s(m);
+  if (s.size() > 3 && s.compare(s.size() - 3, 3, "+ts") == 0) {
+    g_timestamps = true;
+    s.resize(s.size() - 3);
+  }
+  if (const size_t at = s.find('@'); at != std::string::npos) {
+    g_arm_us = std::atol(s.c_str() + at + 1);
+    g_nth = std::strtoull(s.c_str() + at + 1, nullptr, 10);
+    s.resize(at);
+  }
   if (s == "idle") return Mode::kIdle;
   if (s == "subscribe") return Mode::kSubscribe;
   if (s == "subscribe_first") return Mode::kFirst;
@@ -111,6 +161,7 @@ Mode ModeOf(const char* m) {
   if (s == "first_detach") return Mode::kFirstDetach;
   if (s == "armed") return Mode::kArmed;
   if (s == "armed_noact") return Mode::kArmedNoAct;
+  if (s == "plain_first") return Mode::kPlainFirst;
   return Mode::kFull;
 }
 
@@ -120,14 +171,25 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   const char* mode = std::getenv("CUPTI_FLOOR_MODE");
   if (mode != nullptr && std::strcmp(mode, "inject") == 0) return 1;
   g_mode = ModeOf(mode);
+  if (mode != nullptr && std::strcmp(mode, "version") == 0) {  // CUPTI initialised, nothing else
+    uint32_t version = 0;
+    cuptiGetVersion(&version);
+    return 1;
+  }
+  if (g_timestamps) cuptiActivityRegisterTimestampCallback(&Clock);
   cuptiActivityRegisterCallbacks(&Requested, &Completed);
+  if (mode != nullptr && std::strcmp(mode, "registered") == 0) return 1;  // no subscriber
   if (g_mode == Mode::kFull) {
     cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     std::atexit(&AtExit);
     return 1;
   }
   cuptiSubscribe(&g_subscriber, &OnApi, nullptr);
-  if (g_mode != Mode::kIdle && g_mode != Mode::kArmed && g_mode != Mode::kArmedNoAct) {
+  if (g_mode == Mode::kPlainFirst) {
+    for (CUpti_CallbackId id : kPlainLaunches) {
+      cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
+    }
+  } else if (g_mode != Mode::kIdle && g_mode != Mode::kArmed && g_mode != Mode::kArmedNoAct) {
     SetLaunchCallback(1);
   }
   if (g_mode == Mode::kArmed || g_mode == Mode::kArmedNoAct || g_mode == Mode::kFirstDetach) {

@@ -27,6 +27,9 @@ p.add_argument("--ranges", action="store_true",
                help="also time --ranges (an NVTX range around every replay), bare and traced")
 p.add_argument("--floor", action="append", default=[],
                help="NAME=MODE: the CUPTI floor library in another CUPTI_FLOOR_MODE (cupti_floor.cc)")
+p.add_argument("--profile", type=int, default=0, metavar="RUNS",
+               help="graph_replay: then profile the launching thread by shared object under each "
+                    "configuration (bench/launch_profile.cc, preloaded), averaged over RUNS runs")
 p.add_argument("--extra", action="append", default=[],
                help="NAME=ENV1=V1,ENV2=V2: another nodescope configuration to time")
 a = p.parse_args()
@@ -101,3 +104,29 @@ ns = min(loop["nodescope"])
 if dispatches:
     print(f"per dispatch (minima): floor {(fl - bl) * 1e6 / dispatches:+.0f} ns over bare, nodescope "
           f"{(ns - fl) * 1e6 / dispatches:+.1f} ns over the floor")
+
+if a.profile and a.workload == "graph_replay":
+    # Where the launching thread's time goes, by shared object: bench/launch_profile.cc samples
+    # graph_replay's main thread every 50 us until its launch loop ends. Mean ms per run.
+    preload = os.path.join(a.lib_dir, "liblaunch_profile.so")
+    prof = {}
+    for name in configs:
+        cmd, env = configs[name]
+        total = {}
+        for _ in range(a.profile):
+            r = subprocess.run(cmd, capture_output=True, text=True,
+                               env={**os.environ, **env, "LD_PRELOAD": preload})
+            line = next((l for l in r.stderr.splitlines() if l.startswith("launch_profile:")), "")
+            for obj, ms in re.findall(r" (\S+) [0-9.]+ % \(([0-9.]+) ms\)", line):
+                total[obj] = total.get(obj, 0.0) + float(ms) / a.profile
+        prof[name] = total
+    objects = sorted({o for t in prof.values() for o in t},
+                     key=lambda o: -max(t.get(o, 0.0) for t in prof.values()))
+    shown = objects[:5]
+    print(f"\nlaunching thread, ms per run by shared object (launch_profile, {a.profile} runs each)")
+    print(f"{'config':<18}{'total':>8}" + "".join(f"{o[:15]:>16}" for o in shown) + f"{'other':>8}")
+    for name in configs:
+        t = prof[name]
+        tot = sum(t.values())
+        print(f"{name:<18}{tot:>8.1f}" + "".join(f"{t.get(o, 0.0):>16.1f}" for o in shown)
+              + f"{tot - sum(t.get(o, 0.0) for o in shown):>8.1f}")

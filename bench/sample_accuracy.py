@@ -38,7 +38,8 @@ def node_means(path):
     for gi, g in enumerate(sorted(doc["graphs"], key=lambda g: g["graph_id"])):
         for n in g["nodes"]:
             out[(gi, n["node_id"] & 0xFFFFFFFF)] = (n["name"], n["mean_us"], n["replays"],
-                                                    n["total_us"])
+                                                    n["total_us"], n["p50_us"], n["p99_us"],
+                                                    n["max_us"])
     return out, doc.get("launch_sampling")
 
 
@@ -59,9 +60,19 @@ keys = sorted(set.intersection(*(set(m) for m in full + sampled)))
 # Share of all GPU time in graphs, in the full traces.
 gpu_total = sum(sum(m[k][3] for k in m) for m in full) / len(full)
 print(f"workload {a.workload}: {a.runs} runs per mode, alternated; sampled: {sampling}")
-print(f"{'graph.node':<12}{'name':<40}{'share':>7}{'full us':>10}{'sampled us':>11}{'replays':>9}{'diff':>8}")
+# Noise reference: how far the full traces' means of a node spread from run to run (max - min over
+# the mean), and in how many run pairs the sampled mean was above the full one (a systematic bias
+# shows as all or none).
+print(f"{'graph.node':<12}{'name':<40}{'share':>7}{'full us':>10}{'sampled us':>11}{'replays':>9}"
+      f"{'diff':>8}{'full range':>11}{'s>f':>6}  p50 full/sampled, p99 full/sampled, max full/sampled")
 worst = 0.0
 checked = 0
+
+
+def Avg(runs, k, i):
+    return sum(m[k][i] for m in runs) / len(runs)
+
+
 rows = []
 for k in keys:
     names = {m[k][0] for m in full + sampled}
@@ -75,8 +86,13 @@ for k in keys:
     worst = max(worst, abs(d))
     checked += 1
     name = next(iter(names)) if len(names) == 1 else "(names differ!)"
+    spread = (max(m[k][1] for m in full) - min(m[k][1] for m in full)) / f
+    above = sum(1 for mf, ms in zip(full, sampled) if ms[k][1] > mf[k][1])
     rows.append((abs(d), f"{k[0]}.{k[1]:<10}{name[:38]:<40}{share:>7.3f}{f:>10.3f}{s:>11.3f}"
-                         f"{reps:>9.0f}{d:>+8.2%}"))
+                         f"{reps:>9.0f}{d:>+8.2%}{spread:>11.2%}{above:>4}/{len(full)}"
+                         f"  {Avg(full, k, 4):.3f}/{Avg(sampled, k, 4):.3f}"
+                         f" {Avg(full, k, 5):.3f}/{Avg(sampled, k, 5):.3f}"
+                         f" {Avg(full, k, 6):.1f}/{Avg(sampled, k, 6):.1f}"))
 for _, row in sorted(rows, reverse=True)[:a.show]:  # the largest differences first
     print(row)
 print(f"nodes with >= 1 % of GPU time: {checked}; largest |difference| of the mean: {worst:.2%}")
