@@ -14,6 +14,7 @@
 //   plain_first  kernel activity around the first plain (non-graph) kernel launch only
 //   version    cuptiGetVersion only;  registered  activity buffer callbacks only, no subscriber
 //   first_off@N, subscribe_first@N  the N-th graph launch instead of the first
+//   every@K, first_guard, first_retoggle, first_flush: see OnPattern
 //   any mode followed by "+ts": records stamped with our clock (as nodescope does)
 #include <cupti.h>
 
@@ -62,7 +63,11 @@ enum class Mode {
   kArmed,
   kArmedNoAct,
   kIdle,
-  kPlainFirst
+  kPlainFirst,
+  kEvery,
+  kFirstGuard,
+  kFirstRetoggle,
+  kFirstFlush
 };
 Mode g_mode = Mode::kFull;
 CUpti_SubscriberHandle g_subscriber;
@@ -98,9 +103,40 @@ void OnPlain(const CUpti_CallbackData* d) {
   }
 }
 
+// every@K: activity around launches 1, K+1, 2K+1, ... (no guards). first_guard: around launches 1
+// and 2, separately, then never. first_retoggle / first_flush: around launch 1; at launch 2's
+// entry activity switched on and off again with no launch inside / cuptiActivityFlushAll(0);
+// then never. Which of these leave the exec instrumented (its lasting cost)?
+thread_local bool t_traced = false;
+
+void OnPattern(const CUpti_CallbackData* d) {
+  if (d->callbackSite == CUPTI_API_ENTER) {
+    const unsigned long long n = g_launches.fetch_add(1, std::memory_order_relaxed) + 1;
+    bool traced = false;
+    if (g_mode == Mode::kEvery) traced = (n - 1) % g_nth == 0;
+    if (g_mode == Mode::kFirstGuard) traced = n <= 2;
+    if (g_mode == Mode::kFirstRetoggle || g_mode == Mode::kFirstFlush) traced = n == 1;
+    if (n == 2 && g_mode == Mode::kFirstRetoggle) {
+      cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+      cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    }
+    if (n == 2 && g_mode == Mode::kFirstFlush) cuptiActivityFlushAll(0);
+    if (traced) {
+      g_sampled.fetch_add(1, std::memory_order_relaxed);
+      cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    }
+    t_traced = traced;
+    return;
+  }
+  const unsigned long long n = g_launches.load(std::memory_order_relaxed);
+  if (t_traced) cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  if (g_mode != Mode::kEvery && n >= 2) SetLaunchCallback(0);
+}
+
 void CUPTIAPI OnApi(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void* data) {
   const auto* d = static_cast<const CUpti_CallbackData*>(data);
   if (g_mode == Mode::kPlainFirst) return OnPlain(d);
+  if (g_mode >= Mode::kEvery) return OnPattern(d);
   const bool armed = g_mode == Mode::kArmed || g_mode == Mode::kArmedNoAct;
   if (d->callbackSite == CUPTI_API_ENTER) {
     // "first": the g_nth-th launch (1 unless the mode says first_off@N).
@@ -162,6 +198,10 @@ Mode ModeOf(const char* m) {
   if (s == "armed") return Mode::kArmed;
   if (s == "armed_noact") return Mode::kArmedNoAct;
   if (s == "plain_first") return Mode::kPlainFirst;
+  if (s == "every") return Mode::kEvery;
+  if (s == "first_guard") return Mode::kFirstGuard;
+  if (s == "first_retoggle") return Mode::kFirstRetoggle;
+  if (s == "first_flush") return Mode::kFirstFlush;
   return Mode::kFull;
 }
 

@@ -26,6 +26,9 @@ struct TracerOptions {
   // first launch always), with the vendor's activity collection enabled only around those.
   // 1 traces everything. Backends that cannot sample refuse it (Tracer::can_sample()).
   uint32_t sample_every = 1;
+  // NODESCOPE_SAMPLE_BURST=B: a pick keeps B launches of the exec in a row, then one guard
+  // (launch_sampler.h, "Bursts"): fewer launches instrumented for as many kept. 1..15.
+  uint32_t sample_burst = 1;
   // Bounded memory (ring_window.h). NODESCOPE_RING: keep only the most recent window, trimmed by
   // the backend after each decoded batch (TrimWindow). The two below are the session's:
   // NODESCOPE_STREAM writes the window as the next part file each time it holds this many
@@ -40,6 +43,7 @@ inline constexpr uint64_t kMaxBufferSizeMb = 1024;          // NODESCOPE_BUFFER_
 inline constexpr uint64_t kMaxBuffers = 65536;              // NODESCOPE_MAX_BUFFERS: 2..65536
 inline constexpr uint64_t kMaxEvents = 1'000'000'000'000;   // NODESCOPE_MAX_EVENTS: 1..10^12
 inline constexpr uint64_t kMaxSampleEvery = 1'000'000'000;  // NODESCOPE_SAMPLE: 1..10^9
+inline constexpr uint64_t kMaxSampleBurst = 15;             // NODESCOPE_SAMPLE_BURST: 1..15
 
 // Reads NODESCOPE_BUFFER_SIZE_MB, NODESCOPE_MAX_BUFFERS, NODESCOPE_MAX_EVENTS, NODESCOPE_SAMPLE
 // (whole decimal numbers in the ranges above), NODESCOPE_DISABLE_GRAPH_ATTRIBUTION,

@@ -70,6 +70,9 @@ StatusOr<TracerOptions> TracerOptionsFromEnv() {
   uint64_t every = o.sample_every;
   RETURN_IF_ERROR(ReadEnvDecimal("NODESCOPE_SAMPLE", 1, kMaxSampleEvery, &every));
   o.sample_every = static_cast<uint32_t>(every);
+  uint64_t burst = o.sample_burst;
+  RETURN_IF_ERROR(ReadEnvDecimal("NODESCOPE_SAMPLE_BURST", 1, kMaxSampleBurst, &burst));
+  o.sample_burst = static_cast<uint32_t>(burst);
   bool disable = false;
   RETURN_IF_ERROR(ReadEnvFlag("NODESCOPE_DISABLE_GRAPH_ATTRIBUTION", &disable));
   o.graph_attribution = !disable;

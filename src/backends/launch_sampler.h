@@ -13,6 +13,12 @@
 // follows a picked launch of it is instrumented too, as a guard, and its records are discarded:
 // the picked launch's timestamps are then its own.
 //
+// Bursts (`burst` B > 1): a picked launch is followed by B - 1 more kept launches of the same
+// exec (each one the guard of the one before), then one guard: B kept replays for one guard
+// instead of one, so fewer launches are instrumented for the same number kept. The pick draw is
+// then made with probability 1/(N*B), so about 1 launch in N is kept either way; the kept
+// replays of a burst are consecutive, not independent draws.
+//
 // Overlaps: collection is process-wide, so a launch made while another thread's launch holds it
 // on is instrumented whatever we decide. It holds the window open until it returns (so it is
 // instrumented whole and can serve as its exec's guard) and its records are discarded, like a
@@ -32,10 +38,14 @@ class LaunchSampler {
   // guarded, so it is never picked (counted). CUPTI's exec ids are small sequential numbers.
   static constexpr uint32_t kTrackedExecIds = 1u << 21;
 
-  // `every` <= 1 keeps every launch. `seed` makes the per-thread draws reproducible.
-  explicit LaunchSampler(uint32_t every, uint64_t seed = 0x6e6f646573636f70ull);
+  // `every` <= 1 keeps every launch. `burst`: kept launches in a row per pick, 1..kMaxBurst.
+  // `seed` makes the per-thread draws reproducible.
+  static constexpr uint32_t kMaxBurst = 15;
+  static constexpr uint64_t kDefaultSeed = 0x6e6f646573636f70ull;
+  explicit LaunchSampler(uint32_t every, uint64_t seed = kDefaultSeed, uint32_t burst = 1);
 
   uint32_t every() const { return every_; }
+  uint32_t burst() const { return burst_; }
 
   enum class Decision : uint8_t {
     kSkip,     // collection stays off for it
@@ -62,16 +72,22 @@ class LaunchSampler {
   Counts counts() const;
 
  private:
-  bool Draw();
+  bool Draw(uint64_t threshold);
   bool TestAndSet(std::atomic<uint64_t>* bits, uint32_t id);
-  bool TestAndClear(std::atomic<uint64_t>* bits, uint32_t id);
+  // The exec's owed launches (0: none; k > 1: the next launch is kept, k - 1 then owed; 1: the
+  // next launch guards): 4 bits per exec. Set() stores k; Take() returns the value and counts
+  // it down by one.
+  void SetOwed(uint32_t id, uint32_t k);
+  uint32_t TakeOwed(uint32_t id);
 
   const uint32_t every_;
-  const uint64_t threshold_;  // a draw below this picks the launch
+  const uint32_t burst_;
+  const uint64_t threshold_;        // a plain launch's draw below this picks it (1/N)
+  const uint64_t graph_threshold_;  // a graph launch's pick draw (1/(N*B))
   const uint64_t seed_;
   const uint64_t generation_;  // tells this sampler's per-thread state from an earlier one's
-  std::unique_ptr<std::atomic<uint64_t>[]> seen_;    // bit per exec id: first launch taken
-  std::unique_ptr<std::atomic<uint64_t>[]> guards_;  // bit per exec id: its next launch guards
+  std::unique_ptr<std::atomic<uint64_t>[]> seen_;  // bit per exec id: first launch taken
+  std::unique_ptr<std::atomic<uint64_t>[]> owed_;  // 4 bits per exec id: TakeOwed()
   std::atomic<uint64_t> graph_launches_{0}, graph_kept_{0}, graph_guards_{0}, graph_overlaps_{0};
   std::atomic<uint64_t> plain_launches_{0}, plain_kept_{0}, plain_overlaps_{0};
   std::atomic<uint64_t> untracked_{0};

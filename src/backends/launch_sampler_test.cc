@@ -83,6 +83,62 @@ TEST(LaunchSamplerTest, GuardsAndOverlaps) {
   EXPECT_EQ(s.counts().plain_overlaps, 1u);
 }
 
+// A burst of B: the pick and the B - 1 launches of the exec after it are kept, then one guard;
+// interleaved launches of another exec and overlaps do not shorten it; a burst longer than
+// kMaxBurst is clamped.
+TEST(LaunchSamplerTest, BurstsKeepConsecutiveLaunchesThenGuardOnce) {
+  LaunchSampler s(1000000000, 1, /*burst=*/3);
+  EXPECT_EQ(s.burst(), 3u);
+  EXPECT_EQ(s.SampleGraphLaunch(7), Decision::kKeep);                        // first: the pick
+  EXPECT_EQ(s.SampleGraphLaunch(9), Decision::kKeep);                        // another exec's first
+  EXPECT_EQ(s.SampleGraphLaunch(7, /*window_open=*/true), Decision::kKeep);  // burst, 2 of 3
+  EXPECT_EQ(s.SampleGraphLaunch(7), Decision::kKeep);                        // burst, 3 of 3
+  EXPECT_EQ(s.SampleGraphLaunch(7), Decision::kDiscard);                     // the guard
+  EXPECT_EQ(s.SampleGraphLaunch(7), Decision::kSkip);
+  EXPECT_EQ(s.SampleGraphLaunch(9), Decision::kKeep);
+  EXPECT_EQ(s.SampleGraphLaunch(9), Decision::kKeep);
+  EXPECT_EQ(s.SampleGraphLaunch(9), Decision::kDiscard);
+  EXPECT_EQ(s.SampleGraphLaunch(9), Decision::kSkip);
+  LaunchSampler::Counts c = s.counts();
+  EXPECT_EQ(c.graph_launches_kept, 6u);
+  EXPECT_EQ(c.graph_guards, 2u);
+  EXPECT_EQ(LaunchSampler(5, 1, 99).burst(), LaunchSampler::kMaxBurst);
+  EXPECT_EQ(LaunchSampler(5, 1, 0).burst(), 1u);
+}
+
+// Neighbouring execs share a word of the owed counters: a burst of one never touches another's.
+TEST(LaunchSamplerTest, BurstCountersOfNeighbouringExecsAreApart) {
+  LaunchSampler s(1000000000, 1, LaunchSampler::kMaxBurst);
+  for (uint32_t e = 0; e < 16; ++e) EXPECT_EQ(s.SampleGraphLaunch(e), Decision::kKeep);
+  for (uint32_t k = 1; k < LaunchSampler::kMaxBurst; ++k) {
+    for (uint32_t e = 0; e < 16; ++e) EXPECT_EQ(s.SampleGraphLaunch(e), Decision::kKeep) << e;
+  }
+  for (uint32_t e = 0; e < 16; ++e) EXPECT_EQ(s.SampleGraphLaunch(e), Decision::kDiscard) << e;
+  for (uint32_t e = 0; e < 16; ++e) EXPECT_EQ(s.SampleGraphLaunch(e), Decision::kSkip) << e;
+}
+
+// With bursts the pick is drawn with probability 1/(N*B): kept = B per cycle of N*B + B - 1
+// launches on average (a pick, B - 1 kept without a draw, then draws until the next pick), so
+// about 1 in N still; guards are 1 per B kept. Counts come in bursts of B: the bound widens by
+// sqrt(B). A burst that B = 1 would not make (a guard per pick) fails the guard count.
+TEST(LaunchSamplerTest, BurstRateIsAboutOneInN) {
+  for (uint32_t b : {2u, 4u, 8u}) {
+    const uint32_t n = 20;
+    LaunchSampler s(n, 42, b);
+    const int launches = 400000;
+    int traced = 0;
+    for (int i = 0; i < launches; ++i) traced += Kept(s.SampleGraphLaunch(5)) ? 1 : 0;
+    const double expect = launches * double(b) / (double(n) * b + b - 1);
+    const double sigma = std::sqrt(expect * b);
+    EXPECT_NEAR(traced, expect, 5 * sigma) << "b=" << b;
+    const LaunchSampler::Counts c = s.counts();
+    // One guard per pick, unless the guard launch is itself picked (1 in N*B): it is kept.
+    const double picks = double(traced) / b;
+    EXPECT_NEAR(double(c.graph_guards), picks * (1.0 - 1.0 / (n * b)), 5 * std::sqrt(picks / n))
+        << "b=" << b;
+  }
+}
+
 // With N = 1 nothing is guarded or discarded: every launch is kept.
 TEST(LaunchSamplerTest, EveryOneNeedsNoGuards) {
   LaunchSampler s(1);

@@ -83,6 +83,7 @@ void WriteJob(const JobInfo& job, JsonOutput& out) {
 void WriteSampling(const SamplingInfo& s, JsonOutput& out) {
   if (s.every <= 1) return;
   out.Field(",\"sampling\":{\"unit\":\"launch\",\"every\":", s.every);
+  if (s.burst > 1) out.Field(",\"burst\":", s.burst);  // kept launches in a row per pick
   UintFields({{"graph_launches", s.graph_launches},
               {"graph_launches_traced", s.graph_launches_traced},
               {"plain_launches", s.plain_launches},

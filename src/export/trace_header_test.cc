@@ -81,6 +81,9 @@ TEST(TraceHeader, SamplingWrittenOnlyWhenSampled) {
                    R"("graph_launches_discarded":3,"plain_launches_discarded":0}})"),
             std::string::npos)
       << h;
+  t.sampling.burst = 4;  // NODESCOPE_SAMPLE_BURST: said only when not 1
+  EXPECT_NE(Header(t).find(R"("sampling":{"unit":"launch","every":20,"burst":4,"graph_launches")"),
+            std::string::npos);
 }
 
 // Ring mode bounds the range logs too (issue 14): what left them is counted beside the others.

@@ -51,6 +51,7 @@ struct AttributionInfo {
 // Written under "nodescope"."sampling" when every > 1.
 struct SamplingInfo {
   uint32_t every = 1;  // about 1 launch in `every` traced, each exec's first launch always
+  uint32_t burst = 1;  // kept launches of an exec in a row per pick (NODESCOPE_SAMPLE_BURST)
   uint64_t graph_launches = 0;
   uint64_t graph_launches_traced = 0;  // picked: their records are in the trace
   uint64_t plain_launches = 0;         // kernel launches, copies and fills outside graphs

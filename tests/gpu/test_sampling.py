@@ -103,6 +103,32 @@ c.check(abs(total - 8 - 1600 / 4) <= 5 * math.sqrt(1600 / 4 * 0.75) + 8,
 chk = subprocess.run([args.nodescope, "check", out], capture_output=True, text=True)
 c.check(chk.returncode == 0, "nodescope check: clean with 8 threads")
 
+# 3b. Bursts (--sample-burst 4): picks come as 4 consecutive kept replays, each the guard of the
+#     one before, then one guard: timestamps still their own, fewer guards than picks.
+out = os.path.join(tmp, "burst.json")
+r = subprocess.run([args.nodescope, "run", "-o", out, "--sample", "20", "--sample-burst", "4",
+                    "--", os.path.join(args.bin_dir, "graph_replay"), "--replays", str(replays)],
+                   capture_output=True, text=True, timeout=300)
+t = load(out)
+s = t["nodescope"].get("sampling", {})
+per = replays_per_node(t)
+big = max(per.values(), key=lambda cnt: len(cnt))
+n = next(iter(big.values()))
+guards = t["nodescope"].get("sampling_guard_launches", 0)
+c.check(r.returncode == 0 and s.get("burst") == 4 and len(big) == 32
+        and len(set(big.values())) == 1,
+        f"bursts of 4: header says so, replays whole ({s}, {set(big.values())})")
+expect = replays * 4 / (20 * 4 + 3)
+c.check(abs(n - expect) <= 5 * math.sqrt(expect * 4) + 4 and 0 < guards <= n / 4 + 2,
+        f"bursts of 4: about 1 in 20 kept ({n}, expected {expect:.0f}), one guard per 4 kept "
+        f"({guards})")
+longest = max(k["dur"] for k in gpu_events(t, ("kernel",)) if "graph id" in k["args"])
+c.check(longest < 20, f"bursts of 4: no graph kernel longer than 20 us (longest {longest:.1f} us)")
+keyed = [e for e in t["traceEvents"]
+         if e.get("cat") == "cuda_runtime" and e.get("name") == "cudaGraphLaunch"]
+c.check(len(keyed) == s.get("graph_launches_traced"),
+        f"bursts of 4: one cudaGraphLaunch record per kept launch ({len(keyed)})")
+
 # 4. Sampling refused by name where it is not possible is tested without a GPU; here: --sample 1
 #    is a full trace.
 out = os.path.join(tmp, "one.json")

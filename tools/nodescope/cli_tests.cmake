@@ -241,6 +241,11 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
   nodescope_cli_test(nodes sampled_trace_json EXIT 0 ARGS ${data}/sampled.json --json PARSE json
     STDERR "^$"
     STDOUT "\"launch_sampling\":{\"every\":20,\"graph_launches\":60,\"graph_launches_traced\":5}")
+  # ... and in bursts (NODESCOPE_SAMPLE_BURST).
+  nodescope_cli_test(nodes sampled_burst EXIT 0 ARGS ${data}/sampled_burst.json STDERR "^$"
+    STDOUT "\nsampled: about 1 launch in 20 traced \\(5 of 60 graph launches, in bursts of 4 consecutive launches\\); ")
+  nodescope_cli_test(nodes sampled_burst_json EXIT 0 ARGS ${data}/sampled_burst.json --json
+    PARSE json STDERR "^$" STDOUT "\"launch_sampling\":{\"every\":20,\"burst\":4,\"graph_launches\":60,")
   # Within the limits: nothing estimated ("~") and no warning.
   nodescope_cli_test(nodes within_limits EXIT 0 ARGS ${data}/replays_8x200.json STDERR "^$"
     STDOUT "^[^~]*\ngraph 3: 8 nodes, 200 replays, [^~]*$")

@@ -239,6 +239,7 @@ int Nodes(const NodesOptions& opts) {
     LeftOut left_out{a->untracked_events, opts.limits.max_nodes};
     if (a->metadata.sampling.has_value()) {
       left_out.sampled_every = a->metadata.sampling->every;
+      left_out.sampled_burst = a->metadata.sampling->burst;
       left_out.graph_launches = a->metadata.sampling->graph_launches;
       left_out.graph_launches_traced = a->metadata.sampling->graph_launches_traced;
     }

@@ -217,6 +217,7 @@ std::string NodesBegin(NodesFormat format, const std::string& path, const LeftOu
     }
     if (left_out.sampled_every > 1) {
       o.Field(",\"launch_sampling\":{\"every\":", left_out.sampled_every);
+      if (left_out.sampled_burst > 1) o.Field(",\"burst\":", left_out.sampled_burst);
       o.Field(",\"graph_launches\":", left_out.graph_launches);
       o.Field(",\"graph_launches_traced\":", left_out.graph_launches_traced);
       o.Char('}');
@@ -234,6 +235,9 @@ std::string NodesBegin(NodesFormat format, const std::string& path, const LeftOu
     out += "sampled: about 1 launch in " + to_string(left_out.sampled_every) + " traced (" +
            to_string(left_out.graph_launches_traced) + " of " +
            Plural(left_out.graph_launches, "graph launch", "graph launches") +
+           (left_out.sampled_burst > 1
+                ? ", in bursts of " + to_string(left_out.sampled_burst) + " consecutive launches"
+                : std::string()) +
            "); replays and totals count traced replays, means and percentiles estimate all\n";
   }
   return out;

@@ -16,6 +16,7 @@ struct LeftOut {
   uint64_t max_nodes = 0;
   // A sampled trace (NODESCOPE_SAMPLE): about 1 launch in `sampled_every` was traced.
   uint64_t sampled_every = 0;
+  uint64_t sampled_burst = 1;  // > 1: picked launches came in bursts of this many
   uint64_t graph_launches = 0;
   uint64_t graph_launches_traced = 0;
 };

@@ -217,6 +217,10 @@ def env_checked():
                          NODESCOPE_SAMPLE="0")
     refused_before_start("--sample 0", ["--sample", "0"], "--sample: Value 0 not in range")
     refused_before_start("--sample x", ["--sample", "x"], "--sample")
+    refused_before_start("--sample-burst 16", ["--sample", "20", "--sample-burst", "16"],
+                         "--sample-burst: Value 16 not in range")
+    refused_before_start("NODESCOPE_SAMPLE_BURST=0", [], "NODESCOPE_SAMPLE_BURST='0' is not",
+                         NODESCOPE_SAMPLE="20", NODESCOPE_SAMPLE_BURST="0")
     refused_before_start("NODESCOPE_BUFFER_SIZE_MB=2^44", [],
                          "NODESCOPE_BUFFER_SIZE_MB='17592186044416' is not a whole number from 1",
                          NODESCOPE_BUFFER_SIZE_MB="17592186044416")

@@ -44,6 +44,7 @@ struct RunOptions {
   std::string output;
   std::string backend;
   uint32_t sample = 0;        // --sample N; 0: not given (NODESCOPE_SAMPLE, if set, applies)
+  uint32_t sample_burst = 0;  // --sample-burst B; 0: not given (NODESCOPE_SAMPLE_BURST)
   std::string ring;           // NODESCOPE_RING
   std::string stream;         // NODESCOPE_STREAM
   std::string capture_every;  // NODESCOPE_CAPTURE_EVERY
@@ -151,6 +152,9 @@ int Run(const RunOptions& opts) {
   chosen->add_env(*library, &env);
   if (!opts.output.empty()) env.push_back(std::string(report::kOutputVariable) + "=" + opts.output);
   if (opts.sample != 0) env.push_back("NODESCOPE_SAMPLE=" + std::to_string(opts.sample));
+  if (opts.sample_burst != 0) {
+    env.push_back("NODESCOPE_SAMPLE_BURST=" + std::to_string(opts.sample_burst));
+  }
   if (!opts.ring.empty()) env.push_back("NODESCOPE_RING=" + opts.ring);
   if (!opts.stream.empty()) env.push_back("NODESCOPE_STREAM=" + opts.stream);
   if (!opts.capture_every.empty()) env.push_back("NODESCOPE_CAPTURE_EVERY=" + opts.capture_every);
@@ -181,6 +185,11 @@ CLI::App* AddRunCommand(CLI::App& app, int* exit_code) {
                   "Trace about 1 launch in N (each graph's first launch always), with device "
                   "activity collected around those launches only (NODESCOPE_SAMPLE)")
       ->check(CLI::Range(uint32_t{1}, static_cast<uint32_t>(kMaxSampleEvery)));
+  run->add_option("--sample-burst", opts->sample_burst,
+                  "With --sample: keep B launches of a graph in a row per pick, then one guard "
+                  "(fewer launches instrumented; the kept replays come in runs of B) "
+                  "(NODESCOPE_SAMPLE_BURST)")
+      ->check(CLI::Range(uint32_t{1}, static_cast<uint32_t>(kMaxSampleBurst)));
   run->add_option("--ring", opts->ring,
                   "Keep only the most recent window: a size (10M records, 256MB) or a time (60s)");
   run->add_option("--stream", opts->stream,

@@ -84,6 +84,7 @@ struct TraceMetadata {
   // "nodescope"."sampling": a sampled trace (NODESCOPE_SAMPLE) holds about 1 launch in `every`.
   struct Sampling {
     uint64_t every = 0;
+    uint64_t burst = 1;  // "burst", written when > 1: kept launches of an exec in a row
     uint64_t graph_launches = 0;
     uint64_t graph_launches_traced = 0;
   };

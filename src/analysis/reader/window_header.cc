@@ -75,6 +75,9 @@ bool WindowReader::ReadSampling(od::value& v, TraceMetadata* meta) {
     if (key == "every") {
       if (!GetUint(field.value(), "every", &value)) return false;
       s.every = *value;
+    } else if (key == "burst") {
+      if (!GetUint(field.value(), "burst", &value)) return false;
+      s.burst = *value;
     } else if (key == "graph_launches") {
       if (!GetUint(field.value(), "graph_launches", &value)) return false;
       s.graph_launches = *value;

@@ -48,9 +48,16 @@ std::vector<CUpti_ActivityKind> DeviceActivityKinds(const TracerOptions& options
 // The header's account of a sampled trace (model/trace.h), from the sampler's counts.
 SamplingInfo SamplingOf(const LaunchSampler& sampler) {
   const LaunchSampler::Counts c = sampler.counts();
-  return SamplingInfo{sampler.every(),  c.graph_launches,      c.graph_launches_kept,
-                      c.plain_launches, c.plain_launches_kept, c.graph_guards + c.graph_overlaps,
-                      c.plain_overlaps};
+  SamplingInfo s;
+  s.every = sampler.every();
+  s.burst = sampler.burst();
+  s.graph_launches = c.graph_launches;
+  s.graph_launches_traced = c.graph_launches_kept;
+  s.plain_launches = c.plain_launches;
+  s.plain_launches_traced = c.plain_launches_kept;
+  s.graph_launches_discarded = c.graph_guards + c.graph_overlaps;
+  s.plain_launches_discarded = c.plain_overlaps;
+  return s;
 }
 
 }  // namespace
@@ -119,7 +126,8 @@ Status CuptiTracer::Start(const TracerOptions& options) {
   g_pool.store(pool_.get(), std::memory_order_release);
   stage_ = MakeNativeIdStage(options.graph_attribution);
   if (options.sample_every > 1) {
-    sampler_ = std::make_unique<LaunchSampler>(options.sample_every);
+    sampler_ = std::make_unique<LaunchSampler>(options.sample_every, LaunchSampler::kDefaultSeed,
+                                               options.sample_burst);
     sampled_ = std::make_unique<SampledActivity>(DeviceActivityKinds(options));
     kept_ = std::make_unique<CorrelationSet>();
     graph_callbacks_ =
