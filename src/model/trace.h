@@ -134,7 +134,8 @@ struct TraceSummary {
   uint64_t memsets = 0;
   uint64_t graph_events = 0;  // GPU events carrying graph keys
   uint64_t api_calls = 0;
-  uint64_t dropped = 0;
+  uint64_t dropped = 0;          // records (drops.Total())
+  uint64_t buffers_refused = 0;  // vendor buffer requests refused (not records: not in dropped)
 };
 TraceSummary Summarize(const Trace& trace);
 
