@@ -70,6 +70,7 @@ struct RangeCounters {
   uint64_t dropped = 0;                // ranges not recorded (per-thread log full)
   uint64_t ring_released = 0;          // ring mode: slot reused for a newer range (not a drop)
   uint64_t ring_unnamed = 0;           // ring mode: recorded without its name (name table full)
+  uint64_t unwritten = 0;  // streaming: left its ring before a part collected it (lost, counted)
 };
 
 // Which process of a job this trace is, and when it started on two clocks, so traces of one job
