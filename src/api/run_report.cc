@@ -57,7 +57,7 @@ StatusOr<std::string> Unescape(std::string_view text) {
 }
 
 // The numeric fields of a trace line, in order, and where each goes.
-std::array<std::pair<const char*, uint64_t*>, 10> Numbers(Line& l) {
+std::array<std::pair<const char*, uint64_t*>, 11> Numbers(Line& l) {
   return {{{"pid", &l.pid},
            {"gpu_events", &l.summary.gpu_events},
            {"kernels", &l.summary.kernels},
@@ -66,6 +66,7 @@ std::array<std::pair<const char*, uint64_t*>, 10> Numbers(Line& l) {
            {"graph_events", &l.summary.graph_events},
            {"api_calls", &l.summary.api_calls},
            {"dropped", &l.summary.dropped},
+           {"buffers_refused", &l.summary.buffers_refused},
            {"flush_ms", &l.flush_ms},
            {"write_ms", &l.write_ms}}};
 }

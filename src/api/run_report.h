@@ -3,7 +3,8 @@
 // this file, so the format lives in one place.
 //
 //   trace<TAB>pid=N<TAB>rank=R<TAB>gpu_events=N<TAB>kernels=N<TAB>memcpys=N<TAB>memsets=N<TAB>graph_events=N
-//        <TAB>api_calls=N<TAB>dropped=N<TAB>flush_ms=N<TAB>write_ms=N<TAB>path=TEXT<LF>
+//        <TAB>api_calls=N<TAB>dropped=N<TAB>buffers_refused=N<TAB>flush_ms=N<TAB>write_ms=N
+//        <TAB>path=TEXT<LF>
 //   empty<TAB>pid=N<TAB>api_calls=N<LF>        (no GPU work recorded: no trace file written)
 //   error<TAB>pid=N<TAB>message=TEXT<LF>
 //

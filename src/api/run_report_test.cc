@@ -17,6 +17,7 @@ TEST(ReportLine, TraceLineRoundTripsWithAwkwardPaths) {
   l.summary.gpu_events = 6416;
   l.summary.kernels = 6403;
   l.summary.dropped = 1;
+  l.summary.buffers_refused = 2;
   l.flush_ms = 3;
   l.path = "out dir/a\tb\\c\nd.json";
   std::string text = Format(l);
@@ -29,6 +30,7 @@ TEST(ReportLine, TraceLineRoundTripsWithAwkwardPaths) {
   EXPECT_EQ(back->summary.gpu_events, 6416u);
   EXPECT_EQ(back->summary.kernels, 6403u);
   EXPECT_EQ(back->summary.dropped, 1u);
+  EXPECT_EQ(back->summary.buffers_refused, 2u);
   EXPECT_EQ(back->flush_ms, 3u);
   EXPECT_EQ(back->path, l.path);
 }

@@ -1,6 +1,7 @@
 // The session lifecycle: backend started and ranges armed; backend stopped and the trace finished.
 #include "api/tracing_session.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -48,6 +49,8 @@ StatusOr<std::unique_ptr<TracingSession>> TracingSession::Start(std::string_view
     ranges.SetRingSlots(RangeRecorder::RingSlotsFor(options->ring.max_records));
   } else if (options->stream_records != 0) {
     session->trace().window.policy = "stream:events=" + std::to_string(options->stream_records);
+    // Rings sized from the part; what leaves one before a part collected it is counted.
+    ranges.SetStreaming(options->stream_records);
   }
   ranges.Arm();
   // Ranges this thread opened before the session started cover the work it launches next.
@@ -71,6 +74,9 @@ Status TracingSession::Stop() {
   // A region keeps the ranges that overlap it; the whole process, every range since it started
   // (a window, the ranges that overlap it).
   uint64_t since_ns = scope_ == Scope::kRegion || !trace.window.policy.empty() ? trace.start_ns : 0;
+  // Streaming: from where the last part's ranges ended (the start, without parts), so none
+  // falls between two files.
+  if (trace.window.policy.starts_with("stream:")) since_ns = std::min(since_ns, parts_until_ns_);
   RangeRecorder::Get().Collect(trace, since_ns, trace.end_ns, range_baseline_);
   BuildDeviceSpans(trace);
   if (!trace.window.policy.empty()) StartAtEarliestEvent(trace);
@@ -82,7 +88,15 @@ Status TracingSession::CaptureWindow(Trace* out, bool release) {
   Status flushed = tracer_->Flush();  // no lock of ours held: the decoder takes its own
   RETURN_IF_ERROR(tracer_->SnapshotWindow(out, release));
   if (!flushed.ok()) out->counters.emplace_back("capture_flush_failed", 1);
-  RangeRecorder::Get().Collect(*out, out->start_ns, out->end_ns, range_baseline_);
+  // A streaming part takes the ranges since the previous part's end (since the start for the
+  // first), so a range between two windows is in one of them; then ranges that ended before its
+  // end may leave the rings (RangeRecorder::MarkWritten).
+  const uint64_t since_ns = release ? std::min(out->start_ns, parts_until_ns_) : out->start_ns;
+  RangeRecorder::Get().Collect(*out, since_ns, out->end_ns, range_baseline_);
+  if (release) {
+    parts_until_ns_ = out->end_ns;
+    RangeRecorder::Get().MarkWritten(parts_until_ns_);
+  }
   BuildDeviceSpans(*out);
   StartAtEarliestEvent(*out);
   return OkStatus();

@@ -2,6 +2,7 @@
 // whole-process session (process_session.cc) run, written once so the two cannot drift apart.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string_view>
@@ -40,10 +41,15 @@ class TracingSession {
   // `release` releases the copied records from the window (a streaming part).
   Status CaptureWindow(Trace* out, bool release);
   // GPU + API records the backend holds now, its vendor buffers flushed first (streaming decides
-  // on it).
+  // on it). Streaming: at least the part's size when a thread's range ring is half full of
+  // ranges no part holds yet, so a part is cut before they leave it.
   uint64_t FlushAndCountHeld() {
     (void)tracer_->Flush();
-    return tracer_->HeldRecords();
+    const uint64_t held = tracer_->HeldRecords();
+    if (options_.stream_records != 0 && RangeRecorder::Get().RangesAwaitAPart()) {
+      return std::max(held, options_.stream_records);
+    }
+    return held;
   }
   // The options the session started the backend with (ring, streaming, captures).
   const TracerOptions& options() const { return options_; }
@@ -67,6 +73,7 @@ class TracingSession {
   TracerOptions options_;
   bool stopped_ = false;
   uint64_t backend_stop_ns_ = 0;
+  uint64_t parts_until_ns_ = 0;  // streaming: the end of the last part written (0: none yet)
 };
 
 }  // namespace nodescope

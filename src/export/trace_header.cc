@@ -116,6 +116,11 @@ void WriteNodescopeObject(const Trace& t, JsonOutput& out) {
              out);
   if (t.window.policy.starts_with("ring:")) {  // range logs bounded by the ring too
     UintFields({{"ring_released", r.ring_released}, {"ring_unnamed", r.ring_unnamed}}, out);
+  } else if (t.window.policy.starts_with("stream:")) {  // and by rings sized from the part
+    UintFields({{"ring_released", r.ring_released},
+                {"ring_unnamed", r.ring_unnamed},
+                {"unwritten", r.unwritten}},
+               out);
   }
   out.Char('}');
   for (const auto& [name, value] : t.counters) {

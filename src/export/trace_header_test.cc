@@ -87,18 +87,22 @@ TEST(TraceHeader, SamplingWrittenOnlyWhenSampled) {
 }
 
 // Ring mode bounds the range logs too (issue 14): what left them is counted beside the others.
-TEST(TraceHeader, RangeRingCountersWrittenOnlyInRingMode) {
+TEST(TraceHeader, RangeRingCountersWrittenOnlyInRingAndStreamingModes) {
   Trace t;
   t.range_counters.ring_released = 9000;
   t.range_counters.ring_unnamed = 2;
+  t.range_counters.unwritten = 5;
   EXPECT_EQ(Header(t).find("ring_unnamed"), std::string::npos);  // a full trace: as before
-  t.window.policy = "stream:events=5000";
-  EXPECT_EQ(Header(t).find("ring_unnamed"), std::string::npos);
   t.window.policy = "ring:events=20000";
   const std::string h = Header(t);
   EXPECT_NE(h.find(R"("dropped":0,"device_spans":0,"ring_released":9000,"ring_unnamed":2},)"),
             std::string::npos)
       << h;
+  // Streaming records ranges into rings too: what left them unwritten is counted beside.
+  t.window.policy = "stream:events=5000";
+  const std::string s = Header(t);
+  EXPECT_NE(s.find(R"("ring_released":9000,"ring_unnamed":2,"unwritten":5},)"), std::string::npos)
+      << s;
 }
 
 TEST(TraceHeader, JobRankHostAndClockAnchor) {

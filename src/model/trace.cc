@@ -24,6 +24,7 @@ TraceSummary Summarize(const Trace& trace) {
   });
   s.api_calls = trace.api.held();
   s.dropped = trace.drops.Total();
+  s.buffers_refused = trace.drops.buffers_refused;
   return s;
 }
 

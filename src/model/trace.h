@@ -71,6 +71,7 @@ struct RangeCounters {
   uint64_t dropped = 0;                // ranges not recorded (per-thread log full)
   uint64_t ring_released = 0;          // ring mode: slot reused for a newer range (not a drop)
   uint64_t ring_unnamed = 0;           // ring mode: recorded without its name (name table full)
+  uint64_t unwritten = 0;  // streaming: left its ring before a part collected it (lost, counted)
 };
 
 // Which process of a job this trace is, and when it started on two clocks, so traces of one job
@@ -135,7 +136,8 @@ struct TraceSummary {
   uint64_t memsets = 0;
   uint64_t graph_events = 0;  // GPU events carrying graph keys
   uint64_t api_calls = 0;
-  uint64_t dropped = 0;
+  uint64_t dropped = 0;          // records (drops.Total())
+  uint64_t buffers_refused = 0;  // vendor buffer requests refused (not records: not in dropped)
 };
 TraceSummary Summarize(const Trace& trace);
 

@@ -28,6 +28,7 @@ struct Slot {
   uint64_t start_ns;
   std::atomic<uint64_t> end_ns;
   std::atomic<uint32_t> end_tid;
+  uint32_t tid;  // the thread that recorded it (a log may change owners)
   const char* name;
   uint32_t name_len;
   uint32_t domain;
@@ -37,6 +38,14 @@ struct Slot {
 std::mutex g_threads_mu;
 std::atomic<RangeRecorder::ThreadLog*> g_threads[kMaxThreads];
 std::atomic<uint32_t> g_thread_count{0};
+// Logs whose thread ended, taken over by the next new thread (under g_threads_mu). Never freed:
+// their ranges stay collectable and Start/End ids made on them stay valid.
+std::vector<RangeRecorder::ThreadLog*>* g_free_logs = nullptr;
+std::atomic<uint64_t> g_logs_taken_over{0};
+
+// The calling thread's log: set at its first range, handed back when the thread ends.
+thread_local RangeRecorder::ThreadLog* t_log = nullptr;
+thread_local bool t_exited = false;  // after the hand-back: nothing more is recorded
 
 std::mutex g_domains_mu;
 std::vector<std::string> g_domains = {""};
@@ -94,8 +103,17 @@ class RangeRecorder::ThreadLog {
   }
   uint32_t published() const { return count_.load(std::memory_order_acquire); }
 
+  // A new thread takes over the log of one that ended (under g_threads_mu): the owner-only
+  // state starts afresh; the ranges recorded stay where they are.
+  void TakeOver() {
+    tid_ = Gettid();
+    depth_ = 0;
+    overflow_ = 0;
+    listener_generation_ = 0;
+  }
+
   const uint32_t index_;
-  const uint32_t tid_;
+  uint32_t tid_;  // the owner's, owner thread only
   // Push/pop stack of slot ids (0 for ranges pushed while disarmed), owner thread only.
   uint64_t stack_[kMaxDepth] = {};
   bool notified_[kMaxDepth] = {};  // this range was announced to the listener
@@ -118,17 +136,51 @@ RangeRecorder& RangeRecorder::Get() {
   return *recorder;
 }
 
+namespace {
+// Hands the thread's log back when the thread ends (made on the slow path only, so the hot path
+// reads a plain thread_local pointer).
+struct LogReturner {
+  ~LogReturner() {
+    RangeRecorder::ThreadLog* log = t_log;
+    t_log = nullptr;
+    t_exited = true;
+    if (log == nullptr) return;
+    std::lock_guard<std::mutex> lock(g_threads_mu);
+    if (g_free_logs == nullptr) g_free_logs = new std::vector<RangeRecorder::ThreadLog*>();
+    g_free_logs->push_back(log);
+  }
+};
+}  // namespace
+
 RangeRecorder::ThreadLog* RangeRecorder::ThisThread() {
-  thread_local ThreadLog* log = nullptr;
-  if (log != nullptr) [[likely]]
-    return log;
+  if (t_log != nullptr) [[likely]]
+    return t_log;
+  return AttachThisThread();
+}
+
+RangeRecorder::ThreadLog* RangeRecorder::AttachThisThread() {
+  if (t_exited) return nullptr;  // a range in a thread_local destructor after ours ran
+  thread_local LogReturner returner;
+  (void)returner;
   std::lock_guard<std::mutex> lock(g_threads_mu);
+  if (g_free_logs != nullptr && !g_free_logs->empty()) {
+    t_log = g_free_logs->back();
+    g_free_logs->pop_back();
+    t_log->TakeOver();
+    g_logs_taken_over.fetch_add(1, std::memory_order_relaxed);
+    return t_log;
+  }
   uint32_t index = g_thread_count.load();
   if (index + 1 >= kMaxThreads) return nullptr;
-  log = new ThreadLog(index + 1);  // kept until exit: Start/End ids may outlive the thread
-  g_threads[index + 1].store(log, std::memory_order_release);
+  t_log = new ThreadLog(index + 1);  // kept until exit: Start/End ids may outlive the thread
+  g_threads[index + 1].store(t_log, std::memory_order_release);
   g_thread_count.store(index + 1, std::memory_order_release);
-  return log;
+  return t_log;
+}
+
+RangeRecorder::LogCounts RangeRecorder::log_counts() {
+  return {g_thread_count.load(std::memory_order_acquire),
+          g_logs_taken_over.load(std::memory_order_relaxed)};
 }
 
 // Range id = (thread index << 32) | (slot index + 1): End() finds the slot without a lock (in
@@ -138,13 +190,14 @@ uint64_t RangeRecorder::Record(ThreadLog* log, std::string_view name, uint32_t d
   if (const uint32_t ring_slots = ring_slots_.load(std::memory_order_relaxed); ring_slots != 0) {
     RangeRing* ring = log->ring_.load(std::memory_order_relaxed);
     if (ring == nullptr && !log->ring_failed_) [[unlikely]] {
-      ring = RangeRing::Create(RingSlotsFor(ring_slots));
+      ring = RangeRing::Create(ring_slots);
       log->ring_.store(ring, std::memory_order_release);
       log->ring_failed_ = ring == nullptr;  // not tried again on every range
     }
     uint64_t id = ring == nullptr ? 0
-                                  : ring->Record(uint64_t{log->index_} << 32, name, domain, parent,
-                                                 flags, NowNs());
+                                  : ring->Record(uint64_t{log->index_} << 32, log->tid_, name,
+                                                 domain, parent, flags, NowNs(),
+                                                 written_until_ns_.load(std::memory_order_relaxed));
     if (id == 0) counters_.dropped.fetch_add(1, std::memory_order_relaxed);
     return id;
   }
@@ -158,6 +211,7 @@ uint64_t RangeRecorder::Record(ThreadLog* log, std::string_view name, uint32_t d
   slot->id = id;
   slot->parent = parent;
   slot->start_ns = NowNs();
+  slot->tid = log->tid_;
   slot->end_ns.store(0, std::memory_order_relaxed);
   slot->end_tid.store(0, std::memory_order_relaxed);
   slot->name = log->CopyName(name);
@@ -170,7 +224,10 @@ uint64_t RangeRecorder::Record(ThreadLog* log, std::string_view name, uint32_t d
 
 uint64_t RangeRecorder::Push(std::string_view name, uint32_t domain) {
   ThreadLog* log = ThisThread();
-  if (log == nullptr) return 0;
+  if (log == nullptr) [[unlikely]] {
+    if (armed()) counters_.dropped.fetch_add(1, std::memory_order_relaxed);
+    return 0;
+  }
   if (log->depth_ == kMaxDepth) {
     ++log->overflow_;
     counters_.dropped.fetch_add(1, std::memory_order_relaxed);
@@ -240,7 +297,10 @@ void RangeRecorder::SyncThisThread() {
 uint64_t RangeRecorder::Start(std::string_view name, uint32_t domain) {
   if (!armed()) return 0;
   ThreadLog* log = ThisThread();
-  if (log == nullptr) return 0;
+  if (log == nullptr) [[unlikely]] {
+    counters_.dropped.fetch_add(1, std::memory_order_relaxed);
+    return 0;
+  }
   return Record(log, name, domain, 0, kRangeStartEnd);
 }
 
@@ -276,6 +336,33 @@ uint32_t RangeRecorder::RingSlotsFor(uint64_t max_records) {
   uint32_t slots = kMinRingSlots;
   while (slots < max_records) slots *= 2;
   return slots;
+}
+
+uint32_t RangeRecorder::StreamSlotsFor(uint64_t part_records) {
+  if (part_records == 0 || part_records >= kMaxStreamSlots) return kMaxStreamSlots;
+  uint32_t slots = kMaxRingSlots;
+  while (slots < part_records) slots *= 2;
+  return slots;
+}
+
+void RangeRecorder::MarkWritten(uint64_t until_ns) {
+  const uint32_t threads = g_thread_count.load(std::memory_order_acquire);
+  for (uint32_t t = 1; t <= threads; ++t) {
+    const ThreadLog* log = g_threads[t].load(std::memory_order_acquire);
+    RangeRing* ring = log != nullptr ? log->ring_.load(std::memory_order_acquire) : nullptr;
+    if (ring != nullptr) ring->Mark();
+  }
+  written_until_ns_.store(until_ns, std::memory_order_release);
+}
+
+bool RangeRecorder::RangesAwaitAPart() const {
+  const uint32_t threads = g_thread_count.load(std::memory_order_acquire);
+  for (uint32_t t = 1; t <= threads; ++t) {
+    const ThreadLog* log = g_threads[t].load(std::memory_order_acquire);
+    const RangeRing* ring = log != nullptr ? log->ring_.load(std::memory_order_acquire) : nullptr;
+    if (ring != nullptr && ring->unmarked() >= ring->capacity() / 2) return true;
+  }
+  return false;
 }
 
 uint64_t RangeRecorder::MappedBytes() { return ranges_internal::MappedBytes(); }
@@ -314,16 +401,17 @@ void RangeRecorder::Collect(Trace& trace, uint64_t since_ns, uint64_t until_ns,
       if (s.start_ns > until_ns || (s.end_ns != 0 && s.end_ns < since_ns)) return;
       UserRange r{};
       r.id = s.id;
+      const uint32_t tid = s.tid;
       r.parent_id = s.parent;
       r.start_ns = s.start_ns;
       r.name = trace.strings.Intern(s.name);
       r.domain = s.domain < domain_ids.size() ? domain_ids[s.domain] : kNoString;
       r.pid = pid;
-      r.tid = log->tid_;
+      r.tid = tid;
       r.flags = s.flags;
       if (s.end_ns == 0 || s.end_ns > until_ns) {
         r.end_ns = until_ns;
-        r.end_tid = log->tid_;
+        r.end_tid = tid;
         r.flags |= kRangeOpenAtEnd;
         ++trace.range_counters.open_at_end;
       } else {
@@ -345,6 +433,7 @@ void RangeRecorder::Collect(Trace& trace, uint64_t since_ns, uint64_t until_ns,
       // (end_tid is read only for a range that ended, after its end: as before ring mode)
       r.end_tid = r.end_ns != 0 ? s->end_tid.load(std::memory_order_acquire) : 0;
       r.id = s->id;
+      r.tid = s->tid;
       r.parent = s->parent;
       r.start_ns = s->start_ns;
       r.name = std::string_view(s->name, s->name_len);
@@ -360,6 +449,7 @@ void RangeRecorder::Collect(Trace& trace, uint64_t since_ns, uint64_t until_ns,
   trace.range_counters.dropped += now.dropped - baseline.dropped;
   trace.range_counters.ring_released += now.ring_released - baseline.ring_released;
   trace.range_counters.ring_unnamed += now.ring_unnamed - baseline.ring_unnamed;
+  trace.range_counters.unwritten += now.unwritten - baseline.unwritten;
 }
 
 RangeRecorder::CounterValues RangeRecorder::counter_values() const {
@@ -372,6 +462,7 @@ RangeRecorder::CounterValues RangeRecorder::counter_values() const {
     if (ring == nullptr) continue;
     v.ring_released += ring->released();
     v.ring_unnamed += ring->unnamed();
+    v.unwritten += ring->unwritten();
   }
   return v;
 }

@@ -4,6 +4,10 @@
 // the collector reads published slots only.
 // Ring mode (SetRingSlots, issue 14): each thread records instead into a ring of fixed capacity
 // with interned names (range_ring.h), so memory stays flat however long the program runs.
+// Streaming (SetStreaming) records into the same rings, sized from the part, and counts a range
+// that leaves its ring before a part collected it as unwritten.
+// A thread's log is handed back when the thread ends and taken over by the next new thread, so
+// the memory for logs follows the threads alive at once, not every thread the program ever had.
 #pragma once
 
 #include <atomic>
@@ -22,6 +26,7 @@ struct RangeCounterValues {
   uint64_t dropped = 0;
   uint64_t ring_released = 0;  // ring mode: ranges whose slot was reused for a newer one
   uint64_t ring_unnamed = 0;   // ring mode: ranges recorded without their name (name table full)
+  uint64_t unwritten = 0;      // streaming: released from a ring before a part collected them
 };
 
 class RangeRecorder {
@@ -54,12 +59,38 @@ class RangeRecorder {
   // was created with); 0 returns to the full log. Ranges already recorded stay collectable.
   static constexpr uint32_t kMinRingSlots = 1024;
   static constexpr uint32_t kMaxRingSlots = 65536;
-  void SetRingSlots(uint32_t slots) { ring_slots_.store(slots, std::memory_order_release); }
+  void SetRingSlots(uint32_t slots) {
+    written_until_ns_.store(~uint64_t{0}, std::memory_order_release);  // a release is no loss
+    ring_slots_.store(slots == 0 ? 0 : RingSlotsFor(slots), std::memory_order_release);
+  }
   // The per-thread capacity for a ring window of `max_records` GPU + API records (0: a window by
   // time only, kMaxRingSlots).
   static uint32_t RingSlotsFor(uint64_t max_records);
+  // Streaming (a part written each time `part_records` GPU + API records are held): rings of
+  // StreamSlotsFor(part_records) (at least kMaxRingSlots: ranges are not part of the records),
+  // mapped a chunk at a time as they fill. A range whose slot is reused counts as released if
+  // it ended before the last MarkWritten() time, else as unwritten.
+  static constexpr uint32_t kMaxStreamSlots = 1u << 20;
+  void SetStreaming(uint64_t part_records) {
+    written_until_ns_.store(0, std::memory_order_release);
+    ring_slots_.store(StreamSlotsFor(part_records), std::memory_order_release);
+  }
+  static uint32_t StreamSlotsFor(uint64_t part_records);
+  // A streaming part collected the ranges that ended up to `until_ns` (and every earlier part
+  // those before it); call it after that Collect. (A range whose slot is reused during that
+  // Collect may be both written and counted as unwritten: over-counted, never lost.)
+  void MarkWritten(uint64_t until_ns);
+  // Streaming: some thread's ring holds half its capacity or more of ranges recorded since the
+  // last part (a part should be cut before it wraps).
+  bool RangesAwaitAPart() const;
   // Bytes mapped for range logs, rings and names, all threads (they are kept until exit).
   static uint64_t MappedBytes();
+  // Logs made (one per thread alive at once at most) and logs taken over from ended threads.
+  struct LogCounts {
+    uint32_t made = 0;
+    uint64_t taken_over = 0;
+  };
+  static LogCounts log_counts();
 
   // Push/pop ranges nest per thread. Push returns the range id (0 when not recorded).
   uint64_t Push(std::string_view name, uint32_t domain = 0);
@@ -94,12 +125,14 @@ class RangeRecorder {
  private:
   RangeRecorder() = default;
   ThreadLog* ThisThread();
+  ThreadLog* AttachThisThread();
   uint64_t Record(ThreadLog* log, std::string_view name, uint32_t domain, uint64_t parent,
                   uint8_t flags);
   bool EndRing(ThreadLog* owner, uint64_t id);
 
   std::atomic<bool> armed_{false};
   std::atomic<uint32_t> ring_slots_{0};
+  std::atomic<uint64_t> written_until_ns_{~uint64_t{0}};
   void Sync(ThreadLog* log, const Listener* l);
 
   std::atomic<const Listener*> listener_{nullptr};

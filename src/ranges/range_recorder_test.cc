@@ -3,6 +3,7 @@
 #include "ranges/range_recorder.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <map>
@@ -179,6 +180,103 @@ TEST_F(RangeRecorderTest, ConcurrentThreadsWhileCollecting) {
   size_t inner = 0;
   t.ranges.ForEach([&](const UserRange& r) { inner += t.strings.Get(r.name) == "inner"; });
   EXPECT_EQ(inner, 8000u);
+}
+
+// Thread churn (issue 14): a thread's log is handed back when it ends and taken over by the next
+// one, so 2000 short-lived threads use one log, not 2000, and every range stays collectable with
+// the tid of the thread that recorded it.
+TEST_F(RangeRecorderTest, EndedThreadsLogsAreTakenOverNotMultiplied) {
+  std::thread([&] {  // a log to take over
+    rec_.Push("warm");
+    rec_.Pop();
+  })
+      .join();
+  const RangeRecorder::LogCounts before = RangeRecorder::log_counts();
+  const RangeRecorder::CounterValues baseline = rec_.counter_values();
+  const uint64_t mapped_before = RangeRecorder::MappedBytes();
+  constexpr int kThreads = 2000;
+  std::vector<uint32_t> tids(kThreads);
+  std::vector<uint64_t> started(kThreads);
+  for (int i = 0; i < kThreads; ++i) {
+    std::thread([&, i] {
+      tids[i] = static_cast<uint32_t>(gettid());
+      rec_.Push("churn " + std::to_string(i));
+      rec_.Pop();
+      started[i] = rec_.Start("churn started " + std::to_string(i));
+    }).join();
+  }
+  for (uint64_t id : started) rec_.End(id);  // ids made on a log since taken over stay valid
+  const RangeRecorder::LogCounts after = RangeRecorder::log_counts();
+  EXPECT_EQ(after.made, before.made);  // before: 2000 logs more (one per thread)
+  EXPECT_EQ(after.taken_over - before.taken_over, uint64_t{kThreads});
+  // One chunk of slots and one of names at most (before: 512 KiB per thread, 1 GB in all).
+  EXPECT_LE(RangeRecorder::MappedBytes() - mapped_before, 2u * 256 * 1024);
+  Trace t = Collect();
+  auto m = ByName(t);
+  for (int i = 0; i < kThreads; ++i) {
+    const UserRange& pushed = m["churn " + std::to_string(i)];
+    const UserRange& start = m["churn started " + std::to_string(i)];
+    ASSERT_EQ(pushed.tid, tids[i]) << i;
+    ASSERT_EQ(start.tid, tids[i]) << i;
+    ASSERT_EQ(start.flags & kRangeOpenAtEnd, 0) << i;  // ended by its id
+  }
+  Trace counted;
+  rec_.Collect(counted, NowNs(), NowNs(), baseline);
+  EXPECT_EQ(counted.range_counters.unknown_ends, 0u);
+}
+
+// Threads start and end while others collect and end their Start/End ranges: run under TSan.
+TEST_F(RangeRecorderTest, ThreadsEndingWhileCollectingAndEnding) {
+  const RangeRecorder::CounterValues baseline = rec_.counter_values();
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> to_end{0};
+  std::thread collector([&] {
+    while (!stop.load()) {
+      Trace t = Collect();
+      t.ranges.ForEach([&](const UserRange& r) { ASSERT_NE(r.tid, 0u); });
+    }
+  });
+  std::thread ender([&] {
+    while (!stop.load()) {
+      if (const uint64_t id = to_end.exchange(0)) rec_.End(id);
+    }
+  });
+  constexpr int kWaves = 50;
+  constexpr int kPerWave = 4;
+  for (int w = 0; w < kWaves; ++w) {
+    std::vector<std::thread> wave;
+    for (int i = 0; i < kPerWave; ++i) {
+      wave.emplace_back([&] {
+        for (int n = 0; n < 50; ++n) {
+          rec_.Push("wave");
+          rec_.Pop();
+        }
+        uint64_t expected = 0;
+        const uint64_t id = rec_.Start("wave started");
+        if (!to_end.compare_exchange_strong(expected, id)) rec_.End(id);
+      });
+    }
+    for (auto& th : wave) th.join();
+  }
+  stop = true;
+  collector.join();
+  ender.join();
+  if (const uint64_t id = to_end.exchange(0)) rec_.End(id);
+  Trace t = Collect();
+  size_t waves = 0;
+  size_t started = 0;
+  t.ranges.ForEach([&](const UserRange& r) {
+    waves += t.strings.Get(r.name) == "wave";
+    if (t.strings.Get(r.name) == "wave started") {
+      ++started;
+      EXPECT_EQ(r.flags & kRangeOpenAtEnd, 0);
+    }
+  });
+  EXPECT_EQ(waves, size_t{kWaves * kPerWave * 50});
+  EXPECT_EQ(started, size_t{kWaves * kPerWave});
+  Trace counted;
+  rec_.Collect(counted, NowNs(), NowNs(), baseline);
+  EXPECT_EQ(counted.range_counters.unknown_ends, 0u);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <new>
 
 #include "model/trace.h"
+#include "ranges/range_names.h"
 
 namespace nodescope {
 namespace ranges_internal {
@@ -30,25 +31,6 @@ namespace {
 
 // Slots looked at for one range before it is given up (every one of them holding an open range).
 constexpr int kMaxSkips = 16;
-// Probes of the name table before a name is given up.
-constexpr uint32_t kMaxProbes = 16;
-
-// Eight bytes a step (a byte-at-a-time hash made a 64-character name cost more than copying it).
-uint64_t HashName(std::string_view name) {
-  constexpr uint64_t kMul = 0xff51afd7ed558ccdull;
-  uint64_t h = 0x9e3779b97f4a7c15ull ^ name.size();
-  size_t i = 0;
-  for (; i + 8 <= name.size(); i += 8) {
-    uint64_t w;
-    std::memcpy(&w, name.data() + i, 8);
-    h = (h ^ w) * kMul;
-    h ^= h >> 32;
-  }
-  uint64_t tail = 0;
-  std::memcpy(&tail, name.data() + i, name.size() - i);
-  h = (h ^ tail) * kMul;
-  return h ^ (h >> 29);
-}
 
 void Bump(std::atomic<uint64_t>& counter) {  // owner thread only: no read-modify-write needed
   counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
@@ -57,52 +39,54 @@ void Bump(std::atomic<uint64_t>& counter) {  // owner thread only: no read-modif
 }  // namespace
 
 RangeRing* RangeRing::Create(uint32_t slots) {
-  void* slot_mem = ranges_internal::AllocatePopulated(sizeof(Slot) * slots);
-  void* name_mem = ranges_internal::AllocatePopulated(sizeof(NameEntry) * kNameEntries);
-  void* arena = ranges_internal::AllocatePopulated(kNameArenaBytes);
-  void* ring_mem = ranges_internal::AllocatePopulated(sizeof(RangeRing));
-  if (slot_mem == nullptr || name_mem == nullptr || arena == nullptr || ring_mem == nullptr) {
-    return nullptr;  // (what was mapped stays mapped: this happens once per thread at most)
-  }
-  auto* s = static_cast<Slot*>(slot_mem);
-  for (uint32_t i = 0; i < slots; ++i) new (&s[i]) Slot();
-  auto* names = static_cast<NameEntry*>(name_mem);
-  for (uint32_t i = 0; i < kNameEntries; ++i) new (&names[i]) NameEntry();
-  return new (ring_mem) RangeRing(s, slots - 1, names, static_cast<char*>(arena));
+  const uint32_t chunk_slots = slots < kChunkSlots ? slots : kChunkSlots;
+  const uint32_t chunks = slots / chunk_slots;
+  uint32_t chunk_shift = 0;
+  while ((1u << chunk_shift) < chunk_slots) ++chunk_shift;
+  void* mem =
+      ranges_internal::AllocatePopulated(sizeof(RangeRing) + sizeof(std::atomic<Slot*>) * chunks);
+  if (mem == nullptr) return nullptr;
+  auto* table = reinterpret_cast<std::atomic<Slot*>*>(static_cast<char*>(mem) + sizeof(RangeRing));
+  for (uint32_t i = 0; i < chunks; ++i) new (&table[i]) std::atomic<Slot*>(nullptr);
+  return new (mem) RangeRing(table, slots - 1, chunk_shift);
 }
 
-std::string_view RangeRing::Intern(std::string_view name) {
-  if (name.empty()) return {};
-  const uint64_t h = HashName(name);
-  for (uint32_t probe = 0; probe < kMaxProbes; ++probe) {
-    NameEntry& e = names_[(h + probe) & (kNameEntries - 1)];
-    if (e.text == nullptr) {
-      if (name.size() > kNameArenaBytes - arena_used_) break;
-      char* text = arena_ + arena_used_;
-      std::memcpy(text, name.data(), name.size());
-      arena_used_ += name.size();
-      e = {h, text, static_cast<uint32_t>(name.size())};
-      return {e.text, e.size};
-    }
-    if (e.hash == h && e.size == name.size() && std::memcmp(e.text, name.data(), e.size) == 0) {
-      return {e.text, e.size};
-    }
-  }
-  Bump(unnamed_);
-  return kUnnamed;
+RangeRing::Slot* RangeRing::MapChunk(uint64_t position) {
+  const uint32_t chunk_slots = chunk_mask_ + 1;
+  void* mem = ranges_internal::AllocatePopulated(sizeof(Slot) * chunk_slots);
+  if (mem == nullptr) return nullptr;
+  auto* chunk = static_cast<Slot*>(mem);
+  for (uint32_t i = 0; i < chunk_slots; ++i) new (&chunk[i]) Slot();
+  chunks_[(position & mask_) >> chunk_shift_].store(chunk, std::memory_order_release);
+  return &chunk[position & chunk_mask_];
 }
 
-uint64_t RangeRing::Record(uint64_t thread_bits, std::string_view name, uint32_t domain,
-                           uint64_t parent, uint8_t flags, uint64_t start_ns) {
+uint64_t RangeRing::Record(uint64_t thread_bits, uint32_t tid, std::string_view name,
+                           uint32_t domain, uint64_t parent, uint8_t flags, uint64_t start_ns,
+                           uint64_t written_until_ns) {
   uint64_t position = next_.load(std::memory_order_relaxed);
   for (int skips = 0; skips < kMaxSkips; ++skips, ++position) {
-    Slot& s = slots_[position & mask_];
-    const uint32_t seq = s.seq.load(std::memory_order_relaxed);  // this thread wrote it
-    if (seq != 0 && s.end_ns.load(std::memory_order_acquire) == 0) continue;  // open: kept
-    if (seq != 0) Bump(released_);
-    const std::string_view interned = Intern(name);
+    Slot* slot = SlotAt(position);
+    if (slot == nullptr) [[unlikely]] {  // the ring's first pass: once per chunk
+      slot = MapChunk(position);
+      if (slot == nullptr) break;
+    }
+    Slot& s = *slot;
+    const uint32_t seq = s.seq.load(std::memory_order_relaxed);  // this thread (or the log's
+    // previous owner, before it handed the log over under a lock) wrote it
+    if (seq != 0) {
+      const uint64_t end_ns = s.end_ns.load(std::memory_order_acquire);
+      if (end_ns == 0) continue;  // open: kept
+      Bump(end_ns < written_until_ns ? released_ : unwritten_);
+    }
+    std::string_view interned;
+    if (!ranges_internal::InternRangeName(name, &interned)) [[unlikely]] {
+      Bump(unnamed_);
+      interned = kUnnamed;
+    }
     const uint64_t id = thread_bits | kIdBit | (position & kPositionMask);
     s.seq.store(seq + 1, std::memory_order_relaxed);
+    s.tid.store(tid, std::memory_order_release);
     // Release stores: a reader that sees any of these values then sees the odd number above.
     s.id.store(id, std::memory_order_release);
     s.open_id.store((flags & kRangeStartEnd) != 0 ? id : 0, std::memory_order_release);
@@ -124,7 +108,8 @@ uint64_t RangeRing::Record(uint64_t thread_bits, std::string_view name, uint32_t
 
 void RangeRing::EndOwn(uint64_t id, uint32_t tid, uint64_t end_ns) {
   Slot* s = SlotOf(id);
-  if (s->id.load(std::memory_order_relaxed) != id) return;  // (open ranges are never reused)
+  if (s == nullptr || s->id.load(std::memory_order_relaxed) != id)
+    return;  // (open ranges are never reused)
   s->end_tid.store(tid, std::memory_order_relaxed);
   s->end_ns.store(end_ns, std::memory_order_release);
 }
@@ -132,6 +117,7 @@ void RangeRing::EndOwn(uint64_t id, uint32_t tid, uint64_t end_ns) {
 bool RangeRing::EndStarted(uint64_t id, uint32_t tid, uint64_t end_ns) {
   Slot* s = SlotOf(id);
   uint64_t expected = id;
+  if (s == nullptr) return false;
   // Until end_ns is stored the slot still counts as open, so the owner cannot reuse it.
   if (!s->open_id.compare_exchange_strong(expected, 0, std::memory_order_acq_rel)) return false;
   s->end_tid.store(tid, std::memory_order_relaxed);

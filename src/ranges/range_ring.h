@@ -1,13 +1,18 @@
-// A thread's range log in ring mode (issue 14): a fixed number of slots reused oldest-first, with
-// names interned in a fixed per-thread table, so memory stays flat however long the program runs.
+// A thread's range log in ring mode and in streaming mode (issue 14): a fixed number of slots
+// reused oldest-first, with names interned in the process-wide table (range_names.h), so memory
+// stays flat however long the program runs.
 //
 //   owner thread: Record() takes the next slot; a slot whose range is still open (a push not yet
 //       popped, a Start not yet ended) is skipped and kept, never overwritten. A slot is written
 //       under its sequence number (odd while written, release stores), so a reader never mixes
-//       two ranges; reusing a slot counts the range it held as released (never as dropped).
+//       two ranges; reusing a slot counts the range it held as released, or, when it ended after
+//       the last streaming part was collected, as unwritten (never silently lost).
 //   any thread: End() claims a Start/End range by its id (a compare-and-swap on the id, so an
 //       End for a range whose slot was since reused fails); ForEach() reads every whole range.
-// No lock and no allocation per range: the slots and the name table are mapped once per thread.
+// The owner may change: a log whose thread ended is taken over by the next new thread (each
+// range keeps the tid of the thread that recorded it).
+// No lock and no allocation per range: slots are mapped a chunk of kChunkSlots at a time, as the
+// ring first fills (a thread that records few ranges maps one chunk), and reused after that.
 #pragma once
 
 #include <atomic>
@@ -28,6 +33,7 @@ uint64_t MappedBytes();
 // One range as ForEach() read it (a whole range: its fields come from one write).
 struct RingRange {
   uint64_t id = 0;
+  uint32_t tid = 0;  // the thread that recorded it
   uint64_t parent = 0;
   uint64_t start_ns = 0;
   uint64_t end_ns = 0;  // 0: still open
@@ -48,12 +54,15 @@ class RangeRing {
 
   // A ring of `slots` (a power of two); nullptr when the memory cannot be mapped.
   static RangeRing* Create(uint32_t slots);
+  static constexpr uint32_t kChunkSlots = 4096;
 
   // ---- Owner thread ----
-  // Records a range started now; returns its id, or 0 when the next slots are all open (the
-  // range is then not recorded: the caller counts it as dropped).
-  uint64_t Record(uint64_t thread_bits, std::string_view name, uint32_t domain, uint64_t parent,
-                  uint8_t flags, uint64_t start_ns);
+  // Records a range started now by thread `tid`; returns its id, or 0 when the next slots are
+  // all open or cannot be mapped (the range is then not recorded: the caller counts it as
+  // dropped). A range whose slot it takes counts as released if it ended before
+  // `written_until_ns` (~0 outside streaming), else as unwritten.
+  uint64_t Record(uint64_t thread_bits, uint32_t tid, std::string_view name, uint32_t domain,
+                  uint64_t parent, uint8_t flags, uint64_t start_ns, uint64_t written_until_ns);
   // Ends a push/pop range of this thread.
   void EndOwn(uint64_t id, uint32_t tid, uint64_t end_ns);
 
@@ -67,15 +76,20 @@ class RangeRing {
   uint32_t capacity() const { return mask_ + 1; }
   uint64_t released() const { return released_.load(std::memory_order_relaxed); }
   uint64_t unnamed() const { return unnamed_.load(std::memory_order_relaxed); }
+  uint64_t unwritten() const { return unwritten_.load(std::memory_order_relaxed); }
+  // Streaming: Mark() after a part collected the ring; unmarked() ranges recorded since.
+  void Mark() { marked_.store(next_.load(std::memory_order_acquire), std::memory_order_relaxed); }
+  uint64_t unmarked() const {
+    return next_.load(std::memory_order_acquire) - marked_.load(std::memory_order_relaxed);
+  }
 
-  // What a range gets as its name once the thread's name table is full.
-  static constexpr std::string_view kUnnamed = "(name not kept: per-thread name table full)";
-  static constexpr uint32_t kNameEntries = 1024;
-  static constexpr size_t kNameArenaBytes = 256 * 1024;
+  // What a range gets as its name once the process-wide name table is full (range_names.h).
+  static constexpr std::string_view kUnnamed = "(name not kept: range name table full)";
 
  private:
   struct Slot {
     std::atomic<uint32_t> seq;  // 0: never written; odd: being written
+    std::atomic<uint32_t> tid;
     std::atomic<uint32_t> end_tid;
     std::atomic<uint64_t> id;
     std::atomic<uint64_t> open_id;  // a Start/End range's id until End() claims it
@@ -87,37 +101,44 @@ class RangeRing {
     std::atomic<uint32_t> domain;
     std::atomic<uint8_t> flags;
   };
-  struct NameEntry {
-    uint64_t hash;
-    const char* text;
-    uint32_t size;
-  };
 
-  RangeRing(Slot* slots, uint32_t mask, NameEntry* names, char* arena)
-      : slots_(slots), mask_(mask), names_(names), arena_(arena) {}
-  std::string_view Intern(std::string_view name);
-  Slot* SlotOf(uint64_t id) const { return &slots_[id & kPositionMask & mask_]; }
+  RangeRing(std::atomic<Slot*>* chunks, uint32_t mask, uint32_t chunk_shift)
+      : chunks_(chunks),
+        mask_(mask),
+        chunk_shift_(chunk_shift),
+        chunk_mask_((1u << chunk_shift) - 1) {}
+  // The slot of a position; nullptr while its chunk is not mapped.
+  Slot* SlotAt(uint64_t position) const {
+    const uint64_t index = position & mask_;
+    Slot* chunk = chunks_[index >> chunk_shift_].load(std::memory_order_acquire);
+    return chunk == nullptr ? nullptr : &chunk[index & chunk_mask_];
+  }
+  Slot* SlotOf(uint64_t id) const { return SlotAt(id & kPositionMask); }
+  Slot* MapChunk(uint64_t position);  // owner thread only
 
-  Slot* const slots_;
+  std::atomic<Slot*>* const chunks_;  // (capacity / chunk slots) pointers, mapped as needed
   const uint32_t mask_;
+  const uint32_t chunk_shift_;  // chunks of 2^chunk_shift_ slots (a shift: no division per range)
+  const uint32_t chunk_mask_;
   std::atomic<uint64_t> next_{1};  // position of the next range; written by the owner only
   std::atomic<uint64_t> released_{0};
   std::atomic<uint64_t> unnamed_{0};
-  // Owner thread only; the bytes of an entry never change once it is made.
-  NameEntry* const names_;
-  char* const arena_;
-  size_t arena_used_ = 0;
+  std::atomic<uint64_t> unwritten_{0};
+  std::atomic<uint64_t> marked_{1};  // next_ when a part last collected the ring
 };
 
 template <typename F>
 void RangeRing::ForEach(F&& f) const {
   const uint64_t next = next_.load(std::memory_order_acquire);
   for (uint64_t k = 0; k <= mask_; ++k) {
-    const Slot& s = slots_[(next + k) & mask_];
+    const Slot* slot = SlotAt(next + k);
+    if (slot == nullptr) continue;  // (a chunk not mapped yet)
+    const Slot& s = *slot;
     const uint32_t seq = s.seq.load(std::memory_order_acquire);
     if (seq == 0 || (seq & 1) != 0) continue;
     RingRange r;
     r.id = s.id.load(std::memory_order_acquire);
+    r.tid = s.tid.load(std::memory_order_acquire);
     r.parent = s.parent.load(std::memory_order_acquire);
     r.start_ns = s.start_ns.load(std::memory_order_acquire);
     r.domain = s.domain.load(std::memory_order_acquire);

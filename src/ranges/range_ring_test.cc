@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <string>
@@ -12,12 +14,14 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "ranges/range_names.h"
 #include "ranges/range_recorder.h"
 
 namespace nodescope {
 namespace {
 
-// Each test records on threads of its own, so each starts with a fresh ring.
+// Each test records on threads of its own; a thread takes over the log (and ring) of one that
+// ended, so a ring may start with an earlier test's ranges (at most its capacity, all ended).
 class RangeRingTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -50,7 +54,8 @@ TEST_F(RangeRingTest, HoldsTheNewestRangesUpToItsCapacity) {
   }).join();
   Trace t = Collect();
   EXPECT_EQ(Count(t, "capacity"), 1024u);
-  EXPECT_EQ(t.range_counters.ring_released, 5000u - 1024u);
+  EXPECT_GE(t.range_counters.ring_released, 5000u - 1024u);
+  EXPECT_LE(t.range_counters.ring_released, 5000u);  // (and what a ring taken over held)
   EXPECT_EQ(t.range_counters.dropped, 0u);
   std::set<uint64_t> held;
   t.ranges.ForEach([&](const UserRange& r) {
@@ -78,7 +83,8 @@ TEST_F(RangeRingTest, MemoryStaysFlatOverTenMillionRanges) {
   }).join();
   EXPECT_EQ(RangeRecorder::MappedBytes(), mapped_after_a_tenth);
   Trace t = Collect();
-  EXPECT_EQ(t.range_counters.ring_released, kManyRanges - 1024u);
+  EXPECT_GE(t.range_counters.ring_released, kManyRanges - 1024u);
+  EXPECT_LE(t.range_counters.ring_released, uint64_t{kManyRanges});
   EXPECT_EQ(t.range_counters.ring_unnamed, 0u);
   EXPECT_EQ(t.range_counters.dropped, 0u);
   EXPECT_EQ(Count(t, "forward") + Count(t, "backward") + Count(t, "step") + Count(t, "allreduce") +
@@ -88,15 +94,22 @@ TEST_F(RangeRingTest, MemoryStaysFlatOverTenMillionRanges) {
 
 TEST_F(RangeRingTest, OpenRangesAreKeptWhileOpen) {
   uint64_t job = 0;
-  std::thread([&] {
+  std::atomic<int> step{0};
+  std::thread recorder([&] {
     rec_.Push("outer");
     job = rec_.Start("job");
     for (int i = 0; i < 5000; ++i) {
       rec_.Push("inner");
       rec_.Pop();
     }
-  }).join();
+    step = 1;
+    while (step.load() != 2) std::this_thread::yield();
+    rec_.Pop();  // (a thread that ended with it open would keep its slot for the next owner)
+  });
+  while (step.load() != 1) std::this_thread::yield();
   Trace open = Collect();
+  step = 2;
+  recorder.join();
   EXPECT_EQ(Count(open, "outer"), 1u);
   EXPECT_EQ(Count(open, "job"), 1u);
   EXPECT_EQ(Count(open, "inner"), 1022u);  // the two open ranges keep their slots
@@ -137,21 +150,137 @@ TEST_F(RangeRingTest, AStaleEndDoesNotEndTheRangeThatReusedTheSlot) {
   rec_.End(second);
 }
 
-TEST_F(RangeRingTest, NamesPastTheTableAreCountedAndMemoryStaysFlat) {
-  uint64_t mapped_before = 0;
-  std::thread([&] {
-    rec_.Push("first name");
-    rec_.Pop();
-    mapped_before = RangeRecorder::MappedBytes();
+// Names are interned process-wide (range_names.h): a thread may use thousands of distinct names
+// (before: 1024 per thread, the rest unnamed), and a name is stored once for every thread.
+TEST_F(RangeRingTest, ThousandsOfDistinctNamesKeepTheirNames) {
+  std::vector<std::thread> threads;
+  std::atomic<int> alive{0};
+  for (int w = 0; w < 2; ++w) {
+    threads.emplace_back([&] {
+      rec_.Push("ring request 0");  // this thread's ring made, then kept while the other starts
+      rec_.Pop();
+      alive.fetch_add(1);
+      while (alive.load() < 2) std::this_thread::yield();  // two rings, not one taken over
+      for (int i = 0; i < 3000; ++i) {
+        rec_.Push("ring request " + std::to_string(i));
+        rec_.Pop();
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  const uint32_t names = ranges_internal::RangeNameCount();
+  Trace t = Collect();
+  EXPECT_EQ(t.range_counters.ring_unnamed, 0u);  // before: at least 2 x 1976
+  EXPECT_EQ(Count(t, RangeRing::kUnnamed), 0u);
+  EXPECT_EQ(Count(t, "ring request 2999"), 2u);
+  std::thread([&] {  // known names: none added
     for (int i = 0; i < 3000; ++i) {
-      rec_.Push("request " + std::to_string(i));
+      rec_.Push("ring request " + std::to_string(i));
       rec_.Pop();
     }
+  })
+      .join();
+  EXPECT_EQ(ranges_internal::RangeNameCount(), names);
+}
+
+// Once the table is full, names are counted as unnamed and memory stays flat. In a child process:
+// a full table would leave every later test without names.
+TEST_F(RangeRingTest, NamesPastTheTableAreCountedAndMemoryStaysFlat) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        uint64_t mapped = 0;
+        std::thread([&] {
+          for (uint32_t i = 0; i < ranges_internal::kNameEntries; ++i) {
+            rec_.Push("name " + std::to_string(i));
+            rec_.Pop();
+          }
+          mapped = RangeRecorder::MappedBytes();
+          for (int i = 0; i < 3000; ++i) {
+            rec_.Push("past the table " + std::to_string(i));
+            rec_.Pop();
+          }
+        }).join();
+        Trace t = Collect();
+        const bool ok = RangeRecorder::MappedBytes() == mapped &&
+                        t.range_counters.ring_unnamed >= 3000 &&
+                        t.range_counters.ring_unnamed < ranges_internal::kNameEntries / 2 + 3000 &&
+                        Count(t, RangeRing::kUnnamed) > 0;
+        std::fprintf(stderr, "unnamed %llu\n",
+                     static_cast<unsigned long long>(t.range_counters.ring_unnamed));
+        std::_Exit(ok ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "unnamed");
+}
+
+// Streaming (issue 14): a range whose slot is reused before a part collected it is counted as
+// unwritten; one that ended before the last part's end, as released. (The recording thread may
+// take over a ring of another capacity: the checks hold for any capacity below 200 000.)
+TEST_F(RangeRingTest, StreamingCountsRangesThatLeaveBeforeAPartAsUnwritten) {
+  rec_.SetStreaming(1000);
+  EXPECT_EQ(RangeRecorder::StreamSlotsFor(1000), RangeRecorder::kMaxRingSlots);
+  EXPECT_EQ(RangeRecorder::StreamSlotsFor(100'000), 131072u);
+  EXPECT_EQ(RangeRecorder::StreamSlotsFor(50'000'000), RangeRecorder::kMaxStreamSlots);
+  constexpr int kAfter = 200'000;
+  std::atomic<int> step{0};
+  std::thread recorder([&] {
+    for (int i = 0; i < 1000; ++i) {
+      rec_.Push("stream before");
+      rec_.Pop();
+    }
+    step = 1;
+    while (step.load() != 2) std::this_thread::yield();
+    for (int i = 0; i < kAfter; ++i) {
+      rec_.Push("stream after");
+      rec_.Pop();
+    }
+  });
+  while (step.load() != 1) std::this_thread::yield();
+  Trace part;
+  const uint64_t until = NowNs();
+  rec_.Collect(part, 0, until, before_);
+  rec_.MarkWritten(until);
+  EXPECT_EQ(Count(part, "stream before"), 1000u);
+  EXPECT_FALSE(rec_.RangesAwaitAPart());
+  // (reusing a taken-over ring's earlier ranges before MarkWritten counted those as unwritten)
+  const RangeRecorder::CounterValues after_part = rec_.counter_values();
+  step = 2;
+  recorder.join();
+  EXPECT_TRUE(rec_.RangesAwaitAPart());  // the ring wrapped: a part was due
+  Trace t;
+  rec_.Collect(t, 0, NowNs(), after_part);
+  // Every later range is still held or counted as unwritten; the written ones only released.
+  EXPECT_EQ(Count(t, "stream after") + t.range_counters.unwritten, uint64_t{kAfter});
+  EXPECT_GT(t.range_counters.unwritten, 0u);
+  EXPECT_EQ(Count(t, "stream before"), 0u);
+  EXPECT_GE(t.range_counters.ring_released, 1000u);
+  EXPECT_EQ(t.range_counters.dropped, 0u);
+}
+
+// Thread churn (issue 14): 2000 short-lived threads, each recording ranges, use one ring between
+// them (before: a ring and a name table each, 2000 x 352 KiB).
+TEST_F(RangeRingTest, EndedThreadsRingsAreTakenOver) {
+  std::thread([&] {
+    rec_.Push("churn warm");
+    rec_.Pop();
   }).join();
+  const uint64_t mapped_before = RangeRecorder::MappedBytes();
+  for (int i = 0; i < 2000; ++i) {
+    std::thread([&] {
+      for (int n = 0; n < 10; ++n) {
+        rec_.Push("churn");
+        rec_.Pop();
+      }
+    }).join();
+  }
   EXPECT_EQ(RangeRecorder::MappedBytes(), mapped_before);
   Trace t = Collect();
-  EXPECT_GE(t.range_counters.ring_unnamed, 3000u - RangeRing::kNameEntries);
-  EXPECT_GT(Count(t, RangeRing::kUnnamed), 0u);
+  EXPECT_EQ(Count(t, "churn"), 1024u);
+  std::set<uint32_t> tids;
+  t.ranges.ForEach([&](const UserRange& r) {
+    if (t.strings.Get(r.name) == "churn") tids.insert(r.tid);
+  });
+  EXPECT_GE(tids.size(), 100u);  // each range keeps its own thread's tid
 }
 
 // Collect while four threads record: every range it returns is whole (its name, domain, flags

@@ -21,9 +21,12 @@
 //
 // `ranges_program service <n>`: a service pushing a range per request (issue 14, ring mode): n
 // ranges "request" (a graph replay every 1000th), printing "rss_kb <i> <VmRSS>" at each quarter.
+// `ranges_program service <n> <per_ms>`: the same, paced: a 1 ms sleep after every per_ms ranges.
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 #include "nodescope/nodescope.h"
 #include "sim_hip.h"
@@ -183,7 +186,7 @@ long RssKb() {
   return kb;
 }
 
-int Service(long n) {
+int Service(long n, long per_ms) {
   if (n < 4) return 1;
   const char* names[] = {"service_k"};
   simFunction_t f[1];
@@ -201,13 +204,16 @@ int Service(long n) {
     if (i % 1000 == 0) CHECK(simhipGraphLaunch(e, s));
     nodescope_range_pop();
     if (i % (n / 4) == 0) std::printf("rss_kb %ld %ld\n", i, RssKb());
+    if (per_ms > 0 && i % per_ms == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   CHECK(simhipStreamSynchronize(s));
   return 0;
 }
 
 int main(int argc, char** argv) {
-  if (argc > 2 && std::string(argv[1]) == "service") return Service(std::atol(argv[2]));
+  if (argc > 2 && std::string(argv[1]) == "service") {
+    return Service(std::atol(argv[2]), argc > 3 ? std::atol(argv[3]) : 0);
+  }
   if (argc > 1 && std::string(argv[1]) == "scopes") return Scopes();
   if (argc > 1 && std::string(argv[1]) == "forked") return Forked();
   const bool roctx = argc > 1 && std::string(argv[1]) == "roctx";

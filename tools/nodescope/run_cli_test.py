@@ -15,7 +15,7 @@ import time
 
 NODESCOPE, LIBRARY, SCRATCH, CASE = sys.argv[1:5]
 FIELDS = ("rank=\tgpu_events=12\tkernels=10\tmemcpys=1\tmemsets=1\tgraph_events=0\tapi_calls=5"
-          "\tdropped=0\tflush_ms=0\twrite_ms=0")
+          "\tdropped=0\tbuffers_refused=0\tflush_ms=0\twrite_ms=0")
 PROBLEMS = []
 
 

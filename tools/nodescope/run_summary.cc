@@ -85,11 +85,18 @@ void PrintRunSummary(const ChildResult& result, const RunContext& context, FILE*
                  "  GPU events       %10llu  (kernels %llu, memcpys %llu, memsets %llu)\n"
                  "  graph-launched   %10llu\n"
                  "  API calls        %10llu\n"
-                 "  dropped records  %10llu\n"
-                 "  flush + write    %7llu ms + %llu ms\n",
+                 "  dropped records  %10llu\n",
                  who.c_str(), TerminalText(expected).c_str(), HumanBytes(st.st_size).c_str(),
                  n(s.gpu_events), n(s.kernels), n(s.memcpys), n(s.memsets), n(s.graph_events),
-                 n(s.api_calls), n(s.dropped), n(line->flush_ms), n(line->write_ms));
+                 n(s.api_calls), n(s.dropped));
+    if (s.buffers_refused != 0) {  // not records: beside the records dropped, not in them
+      std::fprintf(out,
+                   "  buffers refused  %10llu  (buffer requests refused, pool full: records "
+                   "lost with them are in the line above only where the vendor counts them)\n",
+                   n(s.buffers_refused));
+    }
+    std::fprintf(out, "  flush + write    %7llu ms + %llu ms\n", n(line->flush_ms),
+                 n(line->write_ms));
   }
   if (!any_line && not_ours == 0 && result.report_bytes_discarded == 0) {
     std::fprintf(out,

@@ -27,11 +27,14 @@ class RunSummaryTest : public ::testing::Test {
     context_.started.tv_sec -= 5;  // files written by the test are newer
   }
 
-  static std::string TraceLine(uint64_t pid, const std::string& path) {
+  static std::string TraceLine(uint64_t pid, const std::string& path,
+                               uint64_t buffers_refused = 0) {
     report::Line l;
     l.pid = pid;
     l.summary.gpu_events = 12;
     l.summary.kernels = 10;
+    l.summary.dropped = 3;
+    l.summary.buffers_refused = buffers_refused;
     l.path = path;
     std::string text = report::Format(l);
     text.pop_back();
@@ -67,6 +70,20 @@ TEST_F(RunSummaryTest, ShowsTheTraceThisRunWrote) {
       << text;
   EXPECT_NE(text.find("GPU events               12  (kernels 10,"), std::string::npos) << text;
   EXPECT_EQ(text.find("warning"), std::string::npos) << text;
+}
+
+// Refused buffer requests are not records: shown beside the records dropped (not added to them),
+// and only when there were some.
+TEST_F(RunSummaryTest, RefusedBuffersAreShownBesideTheDroppedRecords) {
+  std::ofstream(dir_ + "/t.json") << "{}";
+  std::ofstream(dir_ + "/t-1001.json") << "{}";
+  ChildResult r;
+  r.report_lines = {TraceLine(1000, dir_ + "/t.json", 7), TraceLine(1001, dir_ + "/t-1001.json")};
+  std::string text = Print(r);
+  EXPECT_NE(text.find("  dropped records           3\n  buffers refused           7  ("),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("buffers refused"), text.rfind("buffers refused")) << text;  // 1001: none
 }
 
 // torchrun under `nodescope run`: the launcher (the root) ran nothing on the GPU and wrote no
