@@ -99,6 +99,7 @@ class ReconstructingStageImpl final : public ReconstructingStage {
       }
       ++i;
     });
+    attributor_->SweepLaunchLog();  // launches every dispatch of which is decided (bounded)
   }
 
   void Finish(ChunkedVector<GpuActivity>& gpu) override {
@@ -116,6 +117,12 @@ class ReconstructingStageImpl final : public ReconstructingStage {
   }
   uint64_t overlapped_launches_withheld() const override {
     return attributor_ != nullptr ? attributor_->overlapped_launches_withheld() : 0;
+  }
+  uint64_t launch_log_bytes() const override {
+    return attributor_ != nullptr ? attributor_->launch_log_bytes() : 0;
+  }
+  uint64_t launches_released() const override {
+    return attributor_ != nullptr ? attributor_->launches_released() : 0;
   }
 
  private:

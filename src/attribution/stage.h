@@ -105,6 +105,10 @@ class ReconstructingStage : public AttributionStage {
   // Launches that overlapped another thread's: proven by hardware queues, withheld.
   virtual uint64_t overlapped_launches_proven() const = 0;
   virtual uint64_t overlapped_launches_withheld() const = 0;
+  // The per-launch log's memory now (bounded: attribution/launch_log.h), and the launches
+  // released from it so far.
+  virtual uint64_t launch_log_bytes() const = 0;
+  virtual uint64_t launches_released() const = 0;
 };
 
 // With `graph_attribution` off no record gets a key (provisional ones are cleared).

@@ -10,7 +10,8 @@
 //                      sigint_midrun (2 threads replaying a 4-node chain without end; after 50 ms
 //                      the main thread calls exit(0) or raises SIGINT: a trace must still be
 //                      complete and valid) | loop_<ms> (prints its pid; 2 threads replay a 4-node
-//                      chain once a ms each for <ms>: issue 14)
+//                      chain once a ms each for <ms>: issue 14) | spin_<n> (2 threads replay a
+//                      4-node chain <n> times each, unpaused: issue 14's memory of long runs)
 // The hazard cases also print "sim cross_thread_dispatches=K": dispatches written by a thread other
 // than their launcher, which the simulator knows and no trace can show.
 #include <unistd.h>
@@ -264,6 +265,24 @@ int main(int argc, char** argv) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(c.c_str() + 5)));
     stop.store(true);
+    for (auto& th : threads) th.join();
+  } else if (c.rfind("spin_", 0) == 0) {
+    // spin_<n>: 2 threads replay a 4-node chain <n> times each without pausing, synchronizing
+    // every 1000 replays (issue 14: memory of a long run, millions of launches).
+    const long n = std::atol(c.c_str() + 5);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 2; ++t) {
+      simStream_t s = Stream();
+      simGraphExec_t e = Instantiate(Chain(Kernels("spin" + std::to_string(t) + "_k", 4), nullptr));
+      threads.emplace_back([e, s, n] {
+        for (long r = 1; r <= n; ++r) {
+          CHECK(simhipGraphLaunch(e, s));
+          if (r % 1000 == 0) CHECK(simhipStreamSynchronize(s));
+        }
+        CHECK(simhipStreamSynchronize(s));
+      });
+      std::printf("expect nodes=4 replays=%ld\n", n);
+    }
     for (auto& th : threads) th.join();
   } else if (c == "exit_midrun" || c == "sigint_midrun") {
     for (int t = 0; t < 2; ++t) {

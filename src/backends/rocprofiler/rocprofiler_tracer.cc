@@ -379,6 +379,11 @@ Status RocprofilerTracer::Stop() {
     }
     stage_->Finish(trace_.gpu);
     stage_->Report(&trace_.attribution);
+    // The per-launch log's memory at the end (bounded: attribution/launch_log.h).
+    trace_.counters.emplace_back("launch_log_bytes",
+                                 static_cast<int64_t>(stage_->launch_log_bytes()));
+    trace_.counters.emplace_back("launch_log_released",
+                                 static_cast<int64_t>(stage_->launches_released()));
   }
   g_active.store(nullptr, std::memory_order_release);
   return flushed;
