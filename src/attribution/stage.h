@@ -52,6 +52,10 @@ class AttributionStage {
   virtual void Process(ChunkedVector<GpuActivity>& gpu, size_t first) = 0;
   // Mode, ids issued, withheld counts; call when no more records come.
   virtual void Report(AttributionInfo* info) const = 0;
+  // A streaming part kept back the records still provisional (backends/ring_window.h,
+  // CopyWindowPart): those at indices `from` (ascending) are now at to, to + 1, ... in that order;
+  // every other record before `to` was released. Under the decode lock, between batches.
+  virtual void RecordsMoved(const std::vector<size_t>& /*from*/, size_t /*to*/) {}
 };
 
 // For SDKs whose records carry the vendor's graph and node ids (CUPTI). With `graph_attribution`
