@@ -42,13 +42,14 @@ LaunchSlot* LaunchLog::NewSlot(uint32_t* seq) {
   if (chunk_slots_ == nullptr) return nullptr;
   LaunchSlot* slot = &chunk_slots_[s % kChunk];
   // The sequence number first: a thread reading this slot for an earlier launch (StreamOf) sees
-  // it changed. `ended`, `resolved` and `verdict` were reset by the decoder's Release.
-  slot->seq.store(*seq, std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_release);
+  // it changed. Sequentially consistent, as every write of `stream` (no fence: ThreadSanitizer
+  // does not model them): a StreamOf that reads a stream written after it also reads the new
+  // number. `ended`, `resolved` and `verdict` were reset by the decoder's Release.
+  slot->seq.store(*seq, std::memory_order_seq_cst);
+  slot->stream.store(0, std::memory_order_seq_cst);
   slot->graph_id.store(0, std::memory_order_relaxed);
   slot->version.store(0, std::memory_order_relaxed);
   slot->dispatches.store(0, std::memory_order_relaxed);
-  slot->stream.store(0, std::memory_order_relaxed);
   for (std::atomic<uint64_t>& p : slot->peers) p.store(0, std::memory_order_relaxed);
   slot->peer_count.store(0, std::memory_order_release);
   return slot;
@@ -60,10 +61,9 @@ LaunchSlot* LaunchLog::SlotAt(uint32_t seq) const {
 }
 
 uint64_t LaunchLog::StreamOf(const LaunchSlot* slot, uint32_t seq) {
-  const uint32_t before = slot->seq.load(std::memory_order_acquire);
-  const uint64_t stream = slot->stream.load(std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_acquire);
-  const uint32_t after = slot->seq.load(std::memory_order_relaxed);
+  const uint32_t before = slot->seq.load(std::memory_order_seq_cst);
+  const uint64_t stream = slot->stream.load(std::memory_order_seq_cst);
+  const uint32_t after = slot->seq.load(std::memory_order_seq_cst);
   if (before != seq || after != seq || stream == 0) return LaunchSlot::kUnknownStream;
   return stream;
 }

@@ -13,8 +13,9 @@
 // launch now reusing its slot. The other launching threads look at a thread's open launch only
 // (RecordPeers): a launch that ended meanwhile may have been released and its slot reused, so
 // they read its stream under its sequence number (StreamOf, a seqlock: the owner writes `seq`
-// first) and add peers with a compare-and-swap that never overwrites an entry (AddPeer); a write
-// that lands in a reused slot only adds a peer, which can withhold, never key.
+// first, and both sequentially consistent) and add peers with a compare-and-swap that never
+// overwrites an entry (AddPeer); a write that lands in a reused slot only adds a peer, which can
+// withhold, never key.
 #pragma once
 
 #include <atomic>

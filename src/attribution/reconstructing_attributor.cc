@@ -169,7 +169,7 @@ void ReconstructingAttributor::LaunchBegin(ThreadState* t, uint64_t exec_handle,
   if (slot != nullptr) {
     const Exec exec = ExecFor(t, exec_handle);
     slot->version.store(exec.version, std::memory_order_relaxed);
-    slot->stream.store(stream, std::memory_order_relaxed);
+    slot->stream.store(stream, std::memory_order_seq_cst);  // LaunchLog::StreamOf reads it
     slot->graph_id.store(exec.graph_id, std::memory_order_release);
     if (t->depth_ == 0) RecordPeers(t, slot, seq, false);
   }
