@@ -17,54 +17,9 @@ uint64_t MakeTag(uint32_t thread, uint32_t seq, uint32_t ordinal, bool wrong) {
 
 }  // namespace
 
-// One launch, written by its thread (peers by any launching thread), read by the decoder.
-struct ReconstructingAttributor::LaunchSlot {
-  static constexpr uint32_t kMaxPeers = 8;
-  std::atomic<uint32_t> graph_id{0};
-  std::atomic<uint32_t> version{0};
-  std::atomic<uint32_t> dispatches{0};
-  std::atomic<uint32_t> ended{0};
-  std::atomic<uint64_t> stream{0};
-  // The streams of other threads' launches open at some moment during this one (kUnknownStream
-  // where a launch's stream was not known), each once.
-  static constexpr uint64_t kUnknownStream = ~uint64_t{0};
-  std::atomic<uint32_t> peer_count{0};
-  std::atomic<uint64_t> peers[kMaxPeers] = {};
-  uint8_t verdict = 0;  // decoder only: 0 not judged, 1 keyed, 2 withheld (hazard)
-};
-
 class ReconstructingAttributor::ThreadState {
  public:
-  static constexpr uint32_t kChunk = 4096;
-  static constexpr uint32_t kMaxChunks = 1u << 14;  // 67 M launches per thread
-
-  explicit ThreadState(uint32_t index)
-      : index_(index), chunks_(new std::atomic<LaunchSlot*>[kMaxChunks]) {
-    for (uint32_t i = 0; i < kMaxChunks; ++i) chunks_[i].store(nullptr, std::memory_order_relaxed);
-  }
-  ~ThreadState() {
-    for (uint32_t i = 0; i < kMaxChunks; ++i) delete[] chunks_[i].load();
-  }
-
-  // Owner thread: a new slot (allocates once per kChunk launches).
-  LaunchSlot* NewSlot(uint32_t* seq) {
-    *seq = next_seq_++;
-    uint32_t chunk = *seq / kChunk;
-    if (chunk >= kMaxChunks) return nullptr;
-    LaunchSlot* c = chunks_[chunk].load(std::memory_order_relaxed);
-    if (c == nullptr) {
-      c = new LaunchSlot[kChunk];
-      chunks_[chunk].store(c, std::memory_order_release);
-    }
-    return &c[*seq % kChunk];
-  }
-  // Any thread: the slot of launch `seq`, or null if it was never created.
-  LaunchSlot* SlotAt(uint32_t seq) const {
-    uint32_t chunk = seq / kChunk;
-    if (chunk >= kMaxChunks) return nullptr;
-    LaunchSlot* c = chunks_[chunk].load(std::memory_order_acquire);
-    return c == nullptr ? nullptr : &c[seq % kChunk];
-  }
+  explicit ThreadState(uint32_t index) : index_(index) {}
 
   struct Frame {
     LaunchSlot* slot;
@@ -84,10 +39,7 @@ class ReconstructingAttributor::ThreadState {
   Exec cache_exec_[kCacheSize] = {};
   int cache_next_ = 0;
   uint64_t cache_generation_ = 0;
-
- private:
-  uint32_t next_seq_ = 0;
-  std::unique_ptr<std::atomic<LaunchSlot*>[]> chunks_;
+  LaunchLog log_;  // this thread's launches (bounded: launch_log.h)
 };
 
 ReconstructingAttributor::ReconstructingAttributor(KeySpace space)
@@ -156,13 +108,21 @@ uint32_t ReconstructingAttributor::ExecNow(uint64_t exec_handle, uint32_t* versi
   return it->second.graph_id;
 }
 
-bool ReconstructingAttributor::LaunchOf(uint64_t tag, uint32_t* ordinal, uint32_t* version,
-                                        uint32_t* dispatches) const {
-  auto thread = static_cast<uint32_t>(tag >> 52);
+LaunchSlot* ReconstructingAttributor::DecoderSlot(uint64_t tag, LaunchLog** log,
+                                                  LaunchLog::Chunk** chunk) const {
+  const auto thread = static_cast<uint32_t>(tag >> 52);
   ThreadState* t = tag != 0 && thread <= kMaxThreads
                        ? threads_[thread].load(std::memory_order_acquire)
                        : nullptr;
-  LaunchSlot* slot = t != nullptr ? t->SlotAt(static_cast<uint32_t>(tag >> 20)) : nullptr;
+  if (log != nullptr) *log = t != nullptr ? &t->log_ : nullptr;
+  LaunchLog::Chunk* unused = nullptr;
+  return t != nullptr ? t->log_.Find(static_cast<uint32_t>(tag >> 20), chunk ? chunk : &unused)
+                      : nullptr;
+}
+
+bool ReconstructingAttributor::LaunchOf(uint64_t tag, uint32_t* ordinal, uint32_t* version,
+                                        uint32_t* dispatches) {
+  LaunchSlot* slot = DecoderSlot(tag);
   if (slot == nullptr || slot->ended.load(std::memory_order_acquire) == 0) return false;
   *ordinal = static_cast<uint32_t>((tag >> 1) & kOrdinalMax);
   *version = slot->version.load(std::memory_order_relaxed);
@@ -205,11 +165,11 @@ void ReconstructingAttributor::LaunchBegin(ThreadState* t, uint64_t exec_handle,
     return;
   }
   uint32_t seq = 0;
-  LaunchSlot* slot = t->NewSlot(&seq);
+  LaunchSlot* slot = t->log_.NewSlot(&seq);
   if (slot != nullptr) {
     const Exec exec = ExecFor(t, exec_handle);
     slot->version.store(exec.version, std::memory_order_relaxed);
-    slot->stream.store(stream, std::memory_order_relaxed);
+    slot->stream.store(stream, std::memory_order_seq_cst);  // LaunchLog::StreamOf reads it
     slot->graph_id.store(exec.graph_id, std::memory_order_release);
     if (t->depth_ == 0) RecordPeers(t, slot, seq, false);
   }
@@ -270,45 +230,34 @@ ReconstructingAttributor::TwoVersions::Verdict ReconstructingAttributor::TwoVers
   return kStale;
 }
 
-bool ReconstructingAttributor::Resolve(GpuActivity& a, uint64_t tag, uint64_t queue, bool final) {
-  auto thread = static_cast<uint32_t>(tag >> 52);
-  auto seq = static_cast<uint32_t>(tag >> 20);
-  auto ordinal = static_cast<uint32_t>((tag >> 1) & kOrdinalMax);
-  bool wrong = (tag & 1u) != 0;
-  ThreadState* t = tag != 0 && thread <= kMaxThreads
-                       ? threads_[thread].load(std::memory_order_acquire)
-                       : nullptr;
-  LaunchSlot* slot = t != nullptr ? t->SlotAt(seq) : nullptr;
-  // The hazard first, before anything is learned from a launch that may hold another's work.
-  Hazard hazard = Hazard::kProven;
-  if (slot != nullptr && slot->ended.load(std::memory_order_acquire) != 0 &&
-      slot->peer_count.load(std::memory_order_acquire) != 0) {
-    hazard = HazardVerdict(slot, queue, final);
-    if (hazard == Hazard::kUndecided) return false;
-  }
+inline void ReconstructingAttributor::Verify(GpuActivity& a, uint64_t tag, LaunchSlot* slot,
+                                             bool thread_known, Hazard hazard) {
+  const auto ordinal = static_cast<uint32_t>((tag >> 1) & kOrdinalMax);
+  const bool wrong = (tag & 1u) != 0;
   a.graph_id = 0;
   a.graph_node_id = 0;
-  if (tag == 0) return true;  // not launched from a graph (or from a thread we could not follow)
+  if (tag == 0) return;  // not launched from a graph (or from a thread we could not follow)
   if (slot == nullptr) {
-    withheld_.Add(WithheldReason::kWrongLaunch);  // a tag we never issued
-    return true;
+    // Its launch's entry went (the log is bounded); or a tag we never issued.
+    withheld_.Add(thread_known ? WithheldReason::kLaunchReleased : WithheldReason::kWrongLaunch);
+    return;
   }
   uint32_t graph_id = slot->graph_id.load(std::memory_order_acquire);
   if (graph_id == 0) {
     withheld_.Add(WithheldReason::kGraphIdTooLarge);
-    return true;
+    return;
   }
   if (wrong) {
     withheld_.Add(WithheldReason::kWrongLaunch);
-    return true;
+    return;
   }
   if (slot->ended.load(std::memory_order_acquire) == 0) {
     withheld_.Add(WithheldReason::kLaunchInProgress);
-    return true;
+    return;
   }
   if (hazard == Hazard::kWithheld) {
     withheld_.Add(WithheldReason::kHazardUnproven);
-    return true;
+    return;
   }
   const uint32_t count = slot->dispatches.load(std::memory_order_relaxed);
   const uint32_t version = slot->version.load(std::memory_order_relaxed);
@@ -320,11 +269,11 @@ bool ReconstructingAttributor::Resolve(GpuActivity& a, uint64_t tag, uint64_t qu
           : g.count.Check(version, count, &unused);  // unreported: a version's first launch
   if (counted == TwoVersions::kStale) [[unlikely]] {
     withheld_.Add(WithheldReason::kStaleExecVersion);
-    return true;
+    return;
   }
   if (counted != TwoVersions::kOk || ordinal >= count) [[unlikely]] {
     withheld_.Add(WithheldReason::kDispatchCountMismatch);
-    return true;
+    return;
   }
   const uint32_t identity = ReconstructedIdentityOf(a);
   if (ordinal >= g.nodes.size()) g.nodes.resize(size_t{ordinal} + 1);
@@ -334,32 +283,37 @@ bool ReconstructingAttributor::Resolve(GpuActivity& a, uint64_t tag, uint64_t qu
       break;
     case TwoVersions::kMismatch:
       withheld_.Add(WithheldReason::kIdentityMismatch);
-      return true;
+      return;
     case TwoVersions::kStale:
       withheld_.Add(WithheldReason::kStaleExecVersion);
-      return true;
+      return;
   }
   if (*key == TwoVersions::kNone && !keys_.Key(graph_id, ordinal, identity, key)) [[unlikely]] {
     withheld_.Add(WithheldReason::kOrdinalSpaceExhausted);
-    return true;
+    return;
   }
   a.graph_id = graph_id;
   a.graph_node_id = (uint64_t{graph_id} << 32) | *key;
+  return;
+}
+
+bool ReconstructingAttributor::Resolve(GpuActivity& a, uint64_t tag, uint64_t queue, bool final) {
+  LaunchLog* log = nullptr;
+  LaunchLog::Chunk* chunk = nullptr;
+  LaunchSlot* slot = tag != 0 ? DecoderSlot(tag, &log, &chunk) : nullptr;
+  // The hazard first, before anything is learned from a launch that may hold another's work.
+  Hazard hazard = Hazard::kProven;
+  if (slot != nullptr && slot->ended.load(std::memory_order_acquire) != 0 &&
+      slot->peer_count.load(std::memory_order_acquire) != 0) {
+    hazard = HazardVerdict(slot, queue, final);
+    if (hazard == Hazard::kUndecided) return false;
+  }
+  Verify(a, tag, slot, log != nullptr, hazard);
+  if (slot != nullptr) log->Decided(slot, chunk);
   return true;
 }
 
 // ---- The hazard: peers (launching threads) and their proof (decoder). ----
-
-namespace {
-void AddPeer(std::atomic<uint32_t>& count, std::atomic<uint64_t>* peers, uint64_t packed) {
-  const uint32_t n = count.load(std::memory_order_acquire);
-  for (uint32_t i = 0; i < n && i < 8; ++i) {
-    if (peers[i].load(std::memory_order_acquire) == packed) return;
-  }
-  const uint32_t at = count.fetch_add(1, std::memory_order_acq_rel);
-  if (at < 8) peers[at].store(packed, std::memory_order_release);  // past 8: never proven
-}
-}  // namespace
 
 // Called as the thread's outermost launch begins (after publishing it in current_) and as it ends
 // (after clearing current_), before `ended` is set: the stream of every other thread's launch open
@@ -383,22 +337,14 @@ void ReconstructingAttributor::RecordPeers(ThreadState* t, LaunchSlot* slot, uin
     if (other == nullptr) continue;
     const uint64_t cur = other->current_.load(std::memory_order_seq_cst);
     if (cur == 0) continue;
-    LaunchSlot* ps = SlotOf((uint64_t{i} << 32 | (cur - 1)) + 1);
-    const uint64_t theirs = ps != nullptr ? ps->stream.load(std::memory_order_relaxed) : 0;
-    AddPeer(slot->peer_count, slot->peers, theirs != 0 ? theirs : LaunchSlot::kUnknownStream);
-    if (ps != nullptr) {
-      AddPeer(ps->peer_count, ps->peers, mine != 0 ? mine : LaunchSlot::kUnknownStream);
-    }
+    // That launch may have ended since, and its slot been reused: its stream is read under its
+    // sequence number (unknown if it changed) and a peer written there only adds one.
+    const auto their_seq = static_cast<uint32_t>(cur - 1);
+    LaunchSlot* ps = other->log_.SlotAt(their_seq);
+    LaunchLog::AddPeer(
+        slot, ps != nullptr ? LaunchLog::StreamOf(ps, their_seq) : LaunchSlot::kUnknownStream);
+    if (ps != nullptr) LaunchLog::AddPeer(ps, mine != 0 ? mine : LaunchSlot::kUnknownStream);
   }
-}
-
-ReconstructingAttributor::LaunchSlot* ReconstructingAttributor::SlotOf(uint64_t packed) const {
-  if (packed == 0) return nullptr;
-  const auto thread = static_cast<uint32_t>((packed - 1) >> 32);
-  const auto seq = static_cast<uint32_t>(packed - 1);
-  ThreadState* t =
-      thread <= kMaxThreads ? threads_[thread].load(std::memory_order_acquire) : nullptr;
-  return t != nullptr ? t->SlotAt(seq) : nullptr;
 }
 
 void ReconstructingAttributor::ObserveQueue(uint64_t tag, uint64_t queue) {
@@ -409,7 +355,7 @@ void ReconstructingAttributor::ObserveQueue(uint64_t tag, uint64_t queue) {
   }
   observed_launch_ = launch;
   observed_queue_ = queue;
-  LaunchSlot* slot = SlotOf(launch);
+  LaunchSlot* slot = DecoderSlot(tag);
   if (slot == nullptr) return;
   const uint64_t stream = slot->stream.load(std::memory_order_relaxed);
   if (stream == 0) return;
@@ -471,6 +417,36 @@ void ReconstructingAttributor::Report(AttributionInfo* info) const {
   for (size_t r = 0; r < kWithheldReasonName.size(); ++r) {
     info->withheld.emplace_back(kWithheldReasonName[r], withheld_.by_reason[r]);
   }
+}
+
+void ReconstructingAttributor::SweepLaunchLog() {
+  const uint32_t n = thread_count_.load(std::memory_order_acquire);
+  for (uint32_t i = 1; i <= n; ++i) {
+    if (ThreadState* t = threads_[i].load(std::memory_order_acquire)) t->log_.Sweep();
+  }
+}
+
+uint64_t ReconstructingAttributor::launch_log_bytes() const {
+  uint64_t bytes = 0;
+  const uint32_t n = thread_count_.load(std::memory_order_acquire);
+  for (uint32_t i = 1; i <= n; ++i) {
+    if (ThreadState* t = threads_[i].load(std::memory_order_acquire)) {
+      bytes +=
+          t->log_.chunks_allocated() * LaunchLog::kChunkBytes + LaunchLog::kRing * sizeof(void*);
+    }
+  }
+  return bytes;
+}
+
+uint64_t ReconstructingAttributor::launches_released() const {
+  uint64_t released = 0;
+  const uint32_t n = thread_count_.load(std::memory_order_acquire);
+  for (uint32_t i = 1; i <= n; ++i) {
+    if (ThreadState* t = threads_[i].load(std::memory_order_acquire)) {
+      released += t->log_.launches_released();
+    }
+  }
+  return released;
 }
 
 }  // namespace nodescope

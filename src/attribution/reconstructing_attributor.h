@@ -18,6 +18,11 @@
 // of a launch with peers is keyed only if each peer's stream is known to run on another hardware
 // queue than this launch's (learned from the queue each decoded dispatch ran on: a thread writes
 // packets only to the queue it submits to), else withheld as `hazard_unproven`.
+//
+// Memory (issue 14): each thread's launches are kept in a LaunchLog (launch_log.h), bounded: an
+// entry goes once every dispatch of its launch was decided, or once it is kAgeChunks chunks of
+// launches older than the newest one decoded on its thread; a dispatch decoded after its entry
+// went is withheld as `launch_released`. SweepLaunchLog() releases; call it after each batch.
 #pragma once
 
 #include <atomic>
@@ -27,6 +32,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "attribution/launch_log.h"
 #include "attribution/node_keys.h"
 #include "attribution/withheld.h"
 #include "model/records.h"
@@ -90,7 +96,7 @@ class ReconstructingAttributor {
   uint32_t ExecNow(uint64_t exec_handle, uint32_t* version);
   // What a tag says: the dispatch's ordinal in its launch, and that launch's exec version and
   // dispatch count (false when the tag names no launch).
-  bool LaunchOf(uint64_t tag, uint32_t* ordinal, uint32_t* version, uint32_t* dispatches) const;
+  bool LaunchOf(uint64_t tag, uint32_t* ordinal, uint32_t* version, uint32_t* dispatches);
 
   const WithheldCounts& withheld() const { return withheld_; }
   // Node ids issued because a node was changed to run something else.
@@ -99,6 +105,13 @@ class ReconstructingAttributor {
   uint64_t graph_ids_past_limit() const { return past_limit_.load(); }
   // Fills everything but `mode`: new node ids, graph ids past the limit, withheld per reason.
   void Report(AttributionInfo* info) const;
+
+  // Decoding thread, after a batch: releases the launch entries no dispatch can need any more.
+  void SweepLaunchLog();
+  // The launch log's memory (chunks ever allocated, and each thread's table of them), and the
+  // launches released from it so far.
+  uint64_t launch_log_bytes() const;
+  uint64_t launches_released() const;
 
  private:
   // What one thing (a node's identity, a launch's dispatch count) was under the last two
@@ -126,11 +139,15 @@ class ReconstructingAttributor {
   };
   Exec ExecFor(ThreadState* t, uint64_t exec_handle);
   // Peers (reconstructing_hazard.cc).
-  struct LaunchSlot;
   void RecordPeers(ThreadState* t, LaunchSlot* slot, uint32_t seq, bool at_end);
   enum class Hazard : uint8_t { kProven, kWithheld, kUndecided };
   Hazard HazardVerdict(LaunchSlot* slot, uint64_t queue, bool final);
-  LaunchSlot* SlotOf(uint64_t packed) const;
+  // Decoder: the entry `tag` names while its chunk is held (else null), and its thread's log.
+  LaunchSlot* DecoderSlot(uint64_t tag, LaunchLog** log = nullptr,
+                          LaunchLog::Chunk** chunk = nullptr) const;
+  // Sets a's key (or none and a count) from its launch's entry; `hazard` judged already.
+  [[gnu::always_inline]] inline void Verify(GpuActivity& a, uint64_t tag, LaunchSlot* slot,
+                                            bool thread_known, Hazard hazard);
   uint64_t QueueOfStream(uint64_t stream) const;
   uint32_t NewGraphId(uint64_t exec_handle, uint64_t native_id);  // under exec_mu_
 

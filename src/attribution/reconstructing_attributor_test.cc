@@ -417,5 +417,39 @@ TEST(ReconstructingAttributor, UnbalancedEndsAndDeepNestingDoNotCrash) {
   EXPECT_EQ(a.graph_id, 0u);
 }
 
+// Issue 14: the launch log is bounded. 200 k launches decided a batch at a time keep a few chunks
+// of entries (before: 104 B per launch, 20 MB here); a dispatch decoded after its launch's entry
+// went is withheld as launch_released, never keyed.
+TEST(ReconstructingAttributor, LaunchLogStaysFlatAndALateDispatchIsWithheld) {
+  Engine e;
+  Engine::ThreadState* t = e.RegisterThread();
+  e.OnExecCreated(0x1000, 1);
+  std::vector<Dispatch> first = Launch(e, t, 0x1000, {10, 11, 12, 13});
+  Keys keys;
+  ResolveAll(e, {first.begin(), first.begin() + 3}, keys);  // its last dispatch comes late
+  std::vector<Dispatch> batch;
+  constexpr int kLaunches = 200'000;
+  for (int r = 1; r < kLaunches; ++r) {
+    for (const Dispatch& d : Launch(e, t, 0x1000, {10, 11, 12, 13})) batch.push_back(d);
+    if (r % 1000 == 0) {
+      ResolveAll(e, batch, keys);
+      batch.clear();
+      e.SweepLaunchLog();
+    }
+  }
+  ResolveAll(e, batch, keys);
+  e.SweepLaunchLog();
+  EXPECT_LE(e.launch_log_bytes(), 4 * LaunchLog::kChunkBytes + LaunchLog::kRing * sizeof(void*));
+  EXPECT_GE(e.launches_released(), uint64_t{kLaunches} - 2 * LaunchLog::kChunk);
+  EXPECT_EQ(keys.names.size(), 4u);
+  EXPECT_EQ(keys.Aliased(), 0u);
+  EXPECT_EQ(keys.unkeyed, 0);
+  GpuActivity late = KernelRecord(13);
+  EXPECT_TRUE(e.Resolve(late, first[3].tag));
+  EXPECT_EQ(late.graph_id, 0u);
+  EXPECT_EQ(e.withheld().Get(WithheldReason::kLaunchReleased), 1u);
+  EXPECT_EQ(e.withheld().Total(), 1u);
+}
+
 }  // namespace
 }  // namespace nodescope

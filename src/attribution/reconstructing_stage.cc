@@ -1,5 +1,6 @@
 // The reconstructing attribution stage: ReconstructingAttributor behind AttributionStage, with
 // the per-thread state the launching and packet-writing threads need.
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <unordered_map>
@@ -99,6 +100,18 @@ class ReconstructingStageImpl final : public ReconstructingStage {
       }
       ++i;
     });
+    attributor_->SweepLaunchLog();  // launches every dispatch of which is decided (bounded)
+  }
+
+  // Pending records kept back by a streaming part follow their records; the others were written.
+  void RecordsMoved(const std::vector<size_t>& from, size_t to) override {
+    size_t kept = 0;
+    for (size_t index : pending_) {
+      auto it = std::lower_bound(from.begin(), from.end(), index);
+      if (it != from.end() && *it == index)
+        pending_[kept++] = to + static_cast<size_t>(it - from.begin());
+    }
+    pending_.resize(kept);
   }
 
   void Finish(ChunkedVector<GpuActivity>& gpu) override {
@@ -116,6 +129,12 @@ class ReconstructingStageImpl final : public ReconstructingStage {
   }
   uint64_t overlapped_launches_withheld() const override {
     return attributor_ != nullptr ? attributor_->overlapped_launches_withheld() : 0;
+  }
+  uint64_t launch_log_bytes() const override {
+    return attributor_ != nullptr ? attributor_->launch_log_bytes() : 0;
+  }
+  uint64_t launches_released() const override {
+    return attributor_ != nullptr ? attributor_->launches_released() : 0;
   }
 
  private:

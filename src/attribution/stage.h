@@ -52,6 +52,10 @@ class AttributionStage {
   virtual void Process(ChunkedVector<GpuActivity>& gpu, size_t first) = 0;
   // Mode, ids issued, withheld counts; call when no more records come.
   virtual void Report(AttributionInfo* info) const = 0;
+  // A streaming part kept back the records still provisional (backends/ring_window.h,
+  // CopyWindowPart): those at indices `from` (ascending) are now at to, to + 1, ... in that order;
+  // every other record before `to` was released. Under the decode lock, between batches.
+  virtual void RecordsMoved(const std::vector<size_t>& /*from*/, size_t /*to*/) {}
 };
 
 // For SDKs whose records carry the vendor's graph and node ids (CUPTI). With `graph_attribution`
@@ -105,6 +109,10 @@ class ReconstructingStage : public AttributionStage {
   // Launches that overlapped another thread's: proven by hardware queues, withheld.
   virtual uint64_t overlapped_launches_proven() const = 0;
   virtual uint64_t overlapped_launches_withheld() const = 0;
+  // The per-launch log's memory now (bounded: attribution/launch_log.h), and the launches
+  // released from it so far.
+  virtual uint64_t launch_log_bytes() const = 0;
+  virtual uint64_t launches_released() const = 0;
 };
 
 // With `graph_attribution` off no record gets a key (provisional ones are cleared).

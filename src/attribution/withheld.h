@@ -33,14 +33,17 @@ enum class WithheldReason : uint8_t {
   // thread that recorded its commands, or in more than one call, or its call is claimed by
   // another execution too: which submission it was cannot be proven.
   kSubmissionUnproven,
+  // Reconstruction: decoded after its launch's entry left the bounded launch log (launch_log.h:
+  // thousands of its thread's later launches were decoded first), so it cannot be verified.
+  kLaunchReleased,
   kCount
 };
 
-inline constexpr std::array<const char*, 11> kWithheldReasonName = {
+inline constexpr std::array<const char*, 12> kWithheldReasonName = {
     "identity_mismatch",  "inconsistent_native_key", "ordinal_space_exhausted",
     "wrong_launch",       "dispatch_count_mismatch", "launch_in_progress",
     "graph_id_too_large", "exec_id_reused",          "stale_exec_version",
-    "hazard_unproven",    "submission_unproven"};
+    "hazard_unproven",    "submission_unproven",     "launch_released"};
 static_assert(kWithheldReasonName.size() == static_cast<size_t>(WithheldReason::kCount));
 
 struct WithheldCounts {

@@ -144,9 +144,16 @@ uint64_t WindowStartNs(const Trace& t, uint64_t now_ns) {
   return start;
 }
 
-void CopyWindow(Trace& live, uint64_t now_ns, bool release, Trace* out) {
+namespace {
+
+bool Provisional(const GpuActivity& a) {
+  return a.graph_id == ReconstructingStage::kProvisionalGraphId ||
+         a.graph_id == SubmissionMatchingStage::kProvisionalGraphId;
+}
+
+// Everything of the window but its GPU records; with `release`, every record is then released.
+void CopyAllButGpu(Trace& live, uint64_t now_ns, bool release, Trace* out) {
   out->strings.AssignFrom(live.strings);
-  out->gpu.AppendFrom(live.gpu);
   out->api.AppendFrom(live.api);
   out->external.AppendFrom(live.external);
   out->devices = live.devices;
@@ -164,6 +171,40 @@ void CopyWindow(Trace& live, uint64_t now_ns, bool release, Trace* out) {
     const uint64_t n = live.gpu.ReleaseAll() + live.api.ReleaseAll() + live.external.ReleaseAll();
     live.window.streamed += n;
   }
+}
+
+}  // namespace
+
+void CopyWindow(Trace& live, uint64_t now_ns, bool release, Trace* out) {
+  out->gpu.AppendFrom(live.gpu);
+  CopyAllButGpu(live, now_ns, release, out);
+}
+
+void CopyWindowPart(Trace& live, uint64_t now_ns, size_t max_held_back, Trace* out,
+                    std::vector<size_t>* moved) {
+  moved->clear();
+  size_t undecided = 0;
+  live.gpu.ForEach([&](const GpuActivity& a) { undecided += Provisional(a) ? 1 : 0; });
+  // The newest max_held_back of them stay; older ones are written now (without keys).
+  size_t written_anyway = undecided > max_held_back ? undecided - max_held_back : 0;
+  std::vector<GpuActivity> kept;
+  kept.reserve(undecided - written_anyway);
+  size_t i = live.gpu.first_index();
+  live.gpu.ForEach([&](const GpuActivity& a) {
+    if (!Provisional(a)) {
+      out->gpu.push_back(a);
+    } else if (written_anyway > 0) {
+      --written_anyway;
+      out->gpu.push_back(a);
+    } else {
+      kept.push_back(a);
+      moved->push_back(i);
+    }
+    ++i;
+  });
+  CopyAllButGpu(live, now_ns, /*release=*/true, out);
+  live.window.streamed -= kept.size();  // released, but held again: written later
+  for (const GpuActivity& a : kept) live.gpu.push_back(a);
 }
 
 void FinishWindowCopy(Trace* out) {

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 #include "model/trace.h"
@@ -51,6 +52,22 @@ uint64_t WindowStartNs(const Trace& t, uint64_t now_ns);
 // trace's start), out->end_ns now. With `release`, the copied records are then released from
 // `live` and counted as streamed. Call under the decode lock; it allocates only for the copy.
 void CopyWindow(Trace& live, uint64_t now_ns, bool release, Trace* out);
+
+// A streaming part (issue 14): as CopyWindow with `release`, except that GPU records whose graph
+// key is still provisional (a later batch or flush decides them) are not written in this part:
+// they stay held, moved after the records appended so far (in order), to be written, decided, in
+// a later part or the trace at exit, so the parts together key what one trace would. At most
+// `max_held_back` are kept (the newest); older ones are written in this part without a key
+// (FinishWindowCopy). *moved gets the indices they had: they are now, in that order, at
+// [live.gpu.size() - moved->size(), live.gpu.size()) (AttributionStage::RecordsMoved).
+// StreamHeldBack(stream_records) is the limit streaming uses: a part's size, and at least 1 M
+// records (96 MB): PTI decides a replay about a second after it ran, so a part holds back about
+// a second of records, and the rocprofiler backend those a later batch decides.
+inline size_t StreamHeldBack(uint64_t stream_records) {
+  return static_cast<size_t>(stream_records > (1u << 20) ? stream_records : (1u << 20));
+}
+void CopyWindowPart(Trace& live, uint64_t now_ns, size_t max_held_back, Trace* out,
+                    std::vector<size_t>* moved);
 
 // Outside the lock: records whose graph key was still provisional when copied (a reconstructing
 // stage decides some only with a later batch) are written without a key and counted as withheld

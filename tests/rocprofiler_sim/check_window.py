@@ -10,6 +10,10 @@ graphs from 2 threads), and the PTI backend over its simulator for the ring alon
             that process goes on (it is never signalled).
   stream    --stream 5000: parts <trace>.part-<n>.json then the trace, each valid, numbered in
             order, no kernel in two files.
+  stream_keys  --stream over sim_program loop_2500 (rocm) and pti_sim_program graph_loop_4500
+            (xpu), and each in full: the parts hold back what a later batch or flush decides, so
+            together they key what a trace does: 0 undecided_at_capture, keyed + withheld = every
+            graph kernel, none in two files or lost, 0 wrong keys (the fractions printed).
   exits     --ring 5000 over sim_program sigint_midrun and exit_midrun: the window is written on
             SIGINT and on exit() mid-run, valid.
   pti_ring  --backend xpu --ring 10000 over sim_program graph 5000: the window kept, the rest
@@ -25,6 +29,7 @@ import argparse
 import glob
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -249,10 +254,82 @@ def pti_captures(tmp):
     check(compared > 0, f"keys of the captures compared with the trace at exit ({compared})")
 
 
+def streamed_keys(tmp, backend, program, lib_dir, size, prefix, per_replay):
+    """Streams `program` with --stream `size`, then runs it again in full; returns what the parts
+    together keyed and what the full trace keyed, and checks the parts (see stream_keys)."""
+    results = {}
+    for mode in ("stream", "full"):
+        out = os.path.join(tmp, f"{backend}_{mode}.json")
+        flags = ["--stream", str(size)] if mode == "stream" else []
+        r = subprocess.run([args.nodescope, "run", "--backend", backend, *flags, "-o", out, "--",
+                            *program], env=env_for(lib_dir), capture_output=True, text=True,
+                           timeout=120)
+        check(r.returncode == 0 and os.path.exists(out),
+              f"{backend} {mode} run: exit {r.returncode}: {r.stderr[-300:]}")
+        if not os.path.exists(out):
+            return None
+        base = out[:-len(".json")]
+        parts = sorted(glob.glob(base + ".part-*.json"),
+                       key=lambda f: header(f)["nodescope"]["window"]["part"])
+        files = parts + [out]
+        # "loop: N replays of 4 kernels" (rocm), "graph_loop: A + B replays" (xpu).
+        m = re.search(r"loop: (\d+)(?: \+ (\d+))? replays", r.stdout)
+        replays = int(m.group(1)) + int(m.group(2) or 0) if m else -1
+        seen, twice, graph, keyed, undecided = set(), 0, 0, 0, 0
+        merged = {"traceEvents": []}
+        for f in files:
+            doc = header(f)
+            withheld = dict(doc["nodescope"]["attribution"].get("withheld", {}))
+            undecided += withheld.get("undecided_at_capture", 0)
+            base_ns = doc.get("baseTimeNanoseconds", 0)
+            for e in doc["traceEvents"]:
+                if e.get("cat") != "kernel" or not e["name"].startswith(prefix):
+                    continue
+                k = (e["name"], round(base_ns + e["ts"] * 1000))
+                twice += k in seen
+                seen.add(k)
+                graph += 1
+                if "graph id" in e["args"]:
+                    keyed += 1
+                    merged["traceEvents"].append(e)
+        final = dict(header(out)["nodescope"]["attribution"].get("withheld", {}))
+        withheld = sum(v for k, v in final.items() if k != "undecided_at_capture")
+        wrong, aliased = graph_key_errors(merged)
+        print(f"      {backend} {mode}: {len(parts)} parts + the trace, {keyed} of {graph} graph "
+              f"kernels keyed ({100.0 * keyed / max(1, graph):.1f} %), withheld {withheld}, "
+              f"undecided_at_capture {undecided}, {replays} replays; withheld by reason "
+              f"{ {k: v for k, v in final.items() if v} }")
+        check(wrong == 0 and aliased == 0, f"{backend} {mode}: {wrong} wrong, {aliased} aliased")
+        check(twice == 0, f"{backend} {mode}: no kernel in two files ({twice})")
+        check(graph == replays * per_replay,
+              f"{backend} {mode}: no kernel lost ({graph} of {replays} x {per_replay})")
+        check(keyed + withheld + undecided == graph,
+              f"{backend} {mode}: keyed + withheld + undecided = every graph kernel "
+              f"({keyed} + {withheld} + {undecided} of {graph})")
+        if mode == "stream":
+            check(len(parts) >= 2, f"{backend}: {len(parts)} parts written before the end")
+            check(undecided == 0, f"{backend}: the parts key what a later batch decides "
+                  f"({undecided} written undecided)")
+        results[mode] = (keyed, graph)
+    return results
+
+
+def stream_keys(tmp):
+    """--stream: a part holds back the records whose key a later batch (rocprofiler) or flush (PTI)
+    decides and writes them in a later part, so the parts together key every graph kernel the
+    trace does: 0 undecided_at_capture, keyed + withheld = every graph kernel, none in two files,
+    none lost (against the replays the program made), 0 wrong keys; the full run for comparison."""
+    streamed_keys(tmp, "rocm", [args.program, "loop_2500"], args.sim_lib_dir, 2000, "loop", 4)
+    if args.pti_program:
+        streamed_keys(tmp, "xpu", [args.pti_program, "graph_loop_4500"], args.pti_lib_dir, 5000,
+                      "lp", 6)
+
+
 with tempfile.TemporaryDirectory() as tmp:
     ring(tmp)
     notraced()
     stream(tmp)
+    stream_keys(tmp)
     exits(tmp)
     if args.pti_program:
         pti_ring(tmp)

@@ -55,6 +55,7 @@ Runtime& R() {
     const double percent = hazard != nullptr ? std::atof(hazard) : kDefaultHazardPercent;
     c.hazard_per_million = static_cast<uint32_t>(percent * 10000.0);
     c.seed = static_cast<uint64_t>(EnvInt("SIM_SEED", 1));
+    c.node_cpu_ns = std::max(0, EnvInt("SIM_NODE_CPU_NS", 2000));
     uint64_t queue_id = 1;
     r->devices.resize(static_cast<size_t>(c.devices));
     for (size_t d = 0; d < r->devices.size(); ++d) {
@@ -368,7 +369,8 @@ int simhipGraphLaunch(simGraphExec_t exec, simStream_t stream) {
       const uint32_t blocks = op.kind == SimNodeOp::kKernel ? 1 : sim::BlitBlocks(op.bytes);
       Submit(stream, exec->functions[i], /*may_batch=*/i > 0, blocks);
     }
-    SleepNs(2000);  // the CPU cost of one node's packet; other launching threads run meanwhile
+    // The CPU cost of one node's packet; other launching threads run meanwhile.
+    if (R().config.node_cpu_ns > 0) SleepNs(R().config.node_cpu_ns);
   }
   Ring(stream);
   stream->queue->launching.fetch_sub(1, std::memory_order_relaxed);

@@ -10,7 +10,9 @@
 //                      sigint_midrun (2 threads replaying a 4-node chain without end; after 50 ms
 //                      the main thread calls exit(0) or raises SIGINT: a trace must still be
 //                      complete and valid) | loop_<ms> (prints its pid; 2 threads replay a 4-node
-//                      chain once a ms each for <ms>: issue 14)
+//                      chain once a ms each for <ms>, then prints the replays made: issue 14) |
+//                      spin_<n> (2 threads replay a 4-node chain <n> times each, unpaused:
+//                      issue 14's memory of long runs)
 // The hazard cases also print "sim cross_thread_dispatches=K": dispatches written by a thread other
 // than their launcher, which the simulator knows and no trace can show.
 #include <unistd.h>
@@ -250,13 +252,15 @@ int main(int argc, char** argv) {
     std::printf("pid %d\n", static_cast<int>(getpid()));
     std::fflush(stdout);
     std::atomic<bool> stop{false};
+    std::atomic<long> replays{0};
     std::vector<std::thread> threads;
     for (int t = 0; t < 2; ++t) {
       simStream_t s = Stream();
       simGraphExec_t e = Instantiate(Chain(Kernels("loop" + std::to_string(t) + "_k", 4), nullptr));
-      threads.emplace_back([e, s, &stop] {
+      threads.emplace_back([e, s, &stop, &replays] {
         while (!stop.load()) {
           CHECK(simhipGraphLaunch(e, s));
+          replays.fetch_add(1);
           std::this_thread::sleep_for(std::chrono::milliseconds(1));
         }
         CHECK(simhipStreamSynchronize(s));
@@ -264,6 +268,25 @@ int main(int argc, char** argv) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(c.c_str() + 5)));
     stop.store(true);
+    for (auto& th : threads) th.join();
+    std::printf("loop: %ld replays of 4 kernels\n", replays.load());
+  } else if (c.rfind("spin_", 0) == 0) {
+    // spin_<n>: 2 threads replay a 4-node chain <n> times each without pausing, synchronizing
+    // every 1000 replays (issue 14: memory of a long run, millions of launches).
+    const long n = std::atol(c.c_str() + 5);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 2; ++t) {
+      simStream_t s = Stream();
+      simGraphExec_t e = Instantiate(Chain(Kernels("spin" + std::to_string(t) + "_k", 4), nullptr));
+      threads.emplace_back([e, s, n] {
+        for (long r = 1; r <= n; ++r) {
+          CHECK(simhipGraphLaunch(e, s));
+          if (r % 1000 == 0) CHECK(simhipStreamSynchronize(s));
+        }
+        CHECK(simhipStreamSynchronize(s));
+      });
+      std::printf("expect nodes=4 replays=%ld\n", n);
+    }
     for (auto& th : threads) th.join();
   } else if (c == "exit_midrun" || c == "sigint_midrun") {
     for (int t = 0; t < 2; ++t) {

@@ -46,6 +46,9 @@ struct Config {
   int stream_queues = 3;
   uint32_t hazard_per_million = 0;
   uint64_t seed = 1;
+  // The CPU cost of writing one node's packet at a graph launch (SIM_NODE_CPU_NS; 0: none, for
+  // runs of millions of launches).
+  long node_cpu_ns = 2000;
 };
 
 inline int EnvInt(const char* name, int fallback) {

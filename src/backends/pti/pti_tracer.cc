@@ -189,12 +189,18 @@ Status PtiTracer::SnapshotWindow(Trace* out, bool release) {
     if (!decoder_) return FailedPreconditionError("the pti tracer was never started");
     // Graph kernels whose replay the last flush proves complete get their keys now.
     stage_->Flushed(trace_.gpu, flushed_before_.load());
-    CopyWindow(trace_, NowNs(), release, out);
+    if (release) {  // a streaming part: replays not proven complete wait for a later part
+      std::vector<size_t> moved;
+      CopyWindowPart(trace_, NowNs(), StreamHeldBack(options_.stream_records), out, &moved);
+      stage_->RecordsMoved(moved, trace_.gpu.size() - moved.size());
+    } else {
+      CopyWindow(trace_, NowNs(), false, out);
+    }
     out->drops.buffers_refused += refused_.load();
     stage_->Report(&out->attribution);
   }
-  // Graph records not decided yet (their replay is within the settle time of the flush, stage.h)
-  // are written without keys, counted as undecided_at_capture.
+  // A capture's graph records not decided yet (their replay is within the settle time of the
+  // flush, stage.h) are written without keys, counted as undecided_at_capture.
   FinishWindowCopy(out);
   return OkStatus();
 }

@@ -88,6 +88,7 @@ Status RocprofilerTracer::Start(const TracerOptions& options) {
   stage_ = MakeReconstructingStage(options.graph_attribution);
   decoder_.emplace(&trace_, options.max_events, BootToRealtimeNs());
   ring_ = options.ring;
+  stream_records_ = options.stream_records;
   AddDevices();
   Status s = Configure(options);
   if (!s.ok()) {
@@ -379,6 +380,11 @@ Status RocprofilerTracer::Stop() {
     }
     stage_->Finish(trace_.gpu);
     stage_->Report(&trace_.attribution);
+    // The per-launch log's memory at the end (bounded: attribution/launch_log.h).
+    trace_.counters.emplace_back("launch_log_bytes",
+                                 static_cast<int64_t>(stage_->launch_log_bytes()));
+    trace_.counters.emplace_back("launch_log_released",
+                                 static_cast<int64_t>(stage_->launches_released()));
   }
   g_active.store(nullptr, std::memory_order_release);
   return flushed;
@@ -397,11 +403,17 @@ Status RocprofilerTracer::SnapshotWindow(Trace* out, bool release) {
   {
     std::lock_guard<std::mutex> lock(decode_mu_);  // the decoder waits for a copy only
     if (!decoder_) return FailedPreconditionError("the rocprofiler tracer was never started");
-    CopyWindow(trace_, NowNs(), release, out);
+    if (release) {  // a streaming part: records a later batch decides wait for a later part
+      std::vector<size_t> moved;
+      CopyWindowPart(trace_, NowNs(), StreamHeldBack(stream_records_), out, &moved);
+      stage_->RecordsMoved(moved, trace_.gpu.size() - moved.size());
+    } else {
+      CopyWindow(trace_, NowNs(), false, out);
+    }
     out->drops.vendor_dropped += vendor_dropped_.load();
     stage_->Report(&out->attribution);
   }
-  FinishWindowCopy(out);  // records a later batch would have decided: written without keys
+  FinishWindowCopy(out);  // a capture's records a later batch would decide: without keys
   return OkStatus();
 }
 

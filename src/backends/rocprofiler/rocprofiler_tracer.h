@@ -66,7 +66,8 @@ class RocprofilerTracer final : public Tracer {
   rocprofiler_buffer_id_t buffer_{0};
   std::mutex stop_mu_;
   bool running_ = false;
-  WindowPolicy ring_;  // trimmed after each batch (backends/ring_window.h)
+  WindowPolicy ring_;            // trimmed after each batch (backends/ring_window.h)
+  uint64_t stream_records_ = 0;  // NODESCOPE_STREAM (a part holds back undecided records)
 };
 
 }  // namespace nodescope::rocprofiler
