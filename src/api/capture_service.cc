@@ -14,12 +14,14 @@
 
 #include "api/capture_socket.h"
 #include "base/clock.h"
+#include "ranges/range_recorder.h"
 
 namespace nodescope {
 namespace {
 
 CaptureTriggers g_triggers;
 int g_pipe[2] = {-1, -1};  // SIGUSR2 handler -> service thread
+int g_wake[2] = {-1, -1};  // a thread's range ring half full of unwritten ranges -> a part now
 constexpr int kCaptureSignal = SIGUSR2;
 // How often streaming flushes the backend and looks at the records held: a part holds at most
 // what the program makes in this time more than asked.
@@ -29,6 +31,13 @@ void OnCaptureSignal(int) {
   const int saved = errno;
   const char byte = 1;
   if (g_pipe[1] >= 0) (void)!write(g_pipe[1], &byte, 1);
+  errno = saved;
+}
+
+void OnRangesAwaitAPart() {
+  const int saved = errno;
+  const char byte = 1;
+  if (g_wake[1] >= 0) (void)!write(g_wake[1], &byte, 1);
   errno = saved;
 }
 
@@ -54,8 +63,12 @@ void Serve(int listen_fd) {
           now >= next_periodic ? 0 : static_cast<int>((next_periodic - now) / 1000000 + 1);
       timeout = timeout < 0 ? until : std::min(timeout, until);
     }
-    pollfd fds[2] = {{g_pipe[0], POLLIN, 0}, {listen_fd, POLLIN, 0}};
-    const int ready = poll(fds, listen_fd >= 0 ? 2 : 1, timeout);
+    pollfd fds[3] = {{g_pipe[0], POLLIN, 0}, {listen_fd, POLLIN, 0}, {g_wake[0], POLLIN, 0}};
+    const int ready = poll(fds, 3, timeout);  // a negative fd is ignored
+    if (ready > 0 && (fds[2].revents & POLLIN) != 0) {
+      char buf[64];
+      (void)!read(g_wake[0], buf, sizeof(buf));  // the part check below decides
+    }
     if (ready < 0 && errno != EINTR) return;
     if (ready > 0 && (fds[0].revents & POLLIN) != 0) {
       char buf[16];
@@ -96,6 +109,9 @@ void StartCaptureService(const CaptureTriggers& triggers) {
   if (g_pipe[0] >= 0) return;
   if (pipe2(g_pipe, O_CLOEXEC | O_NONBLOCK) != 0) return;
   g_triggers = triggers;
+  if (triggers.stream_records != 0 && pipe2(g_wake, O_CLOEXEC | O_NONBLOCK) == 0) {
+    RangeRecorder::Get().SetStreamWake(&OnRangesAwaitAPart);
+  }
   struct sigaction old {};
   if (sigaction(kCaptureSignal, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) {
     struct sigaction sa {};

@@ -199,6 +199,10 @@ uint64_t RangeRecorder::Record(ThreadLog* log, std::string_view name, uint32_t d
                                                  domain, parent, flags, NowNs(),
                                                  written_until_ns_.load(std::memory_order_relaxed));
     if (id == 0) counters_.dropped.fetch_add(1, std::memory_order_relaxed);
+    // Streaming: the part is due now, not at the service's next poll (exactly half: once).
+    if (StreamWake wake = stream_wake_.load(std::memory_order_relaxed); wake != nullptr) {
+      if (ring != nullptr && ring->unmarked() == ring->capacity() / 2) wake();
+    }
     return id;
   }
   uint32_t index = 0;

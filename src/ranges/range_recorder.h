@@ -83,6 +83,11 @@ class RangeRecorder {
   // Streaming: some thread's ring holds half its capacity or more of ranges recorded since the
   // last part (a part should be cut before it wraps).
   bool RangesAwaitAPart() const;
+  // Streaming: called on the recording thread when its ring reaches half its capacity of ranges
+  // no part holds yet (once per part), so the part is cut then, not at the next poll. It must
+  // be async-signal-safe in spirit: no lock, no allocation (a write to a pipe).
+  using StreamWake = void (*)();
+  void SetStreamWake(StreamWake wake) { stream_wake_.store(wake, std::memory_order_release); }
   // Bytes mapped for range logs, rings and names, all threads (they are kept until exit).
   static uint64_t MappedBytes();
   // Logs made (one per thread alive at once at most) and logs taken over from ended threads.
@@ -133,6 +138,7 @@ class RangeRecorder {
   std::atomic<bool> armed_{false};
   std::atomic<uint32_t> ring_slots_{0};
   std::atomic<uint64_t> written_until_ns_{~uint64_t{0}};
+  std::atomic<StreamWake> stream_wake_{nullptr};
   void Sync(ThreadLog* log, const Listener* l);
 
   std::atomic<const Listener*> listener_{nullptr};
