@@ -2,9 +2,9 @@
 
   ring     `nodescope run --ring 2M --capture-every 60s -- graph_replay --seconds 180`: >= 10 M
            graph kernels in 3 minutes; the traced process's RSS sampled every 5 s stays within
-           10 % from 70 s on (the window is full after seconds; the first capture, at 60 s, adds
-           the memory of one window copy, which later captures reuse); periodic captures at 60 s and 120 s, one
-           by `nodescope capture PID` at ~90 s and one by SIGUSR2 at ~150 s, each (and the trace
+           10 % between captures from 70 s to the loop's end (the window is full after seconds;
+           a capture adds one window copy while it is written, given back after); periodic
+           captures at 60 s and 120 s, one by `nodescope capture PID` at ~90 s and one by SIGUSR2 at ~150 s, each (and the trace
            at exit) passing `nodescope check`; `nodes --diff` between two captures.
   stream   `--stream 500k -- graph_replay --seconds 10`: parts then the trace, each valid, every
            graph kernel in exactly one file.
@@ -79,13 +79,23 @@ kernels = replays * 32
 print(f"ring: {replays} replays = {kernels} graph kernels in 180 s")
 c.check(kernels >= 10_000_000, f">= 10 M kernels in 3 minutes (got {kernels})")
 print("RSS samples (s, kB):", samples)
-steady = [kb for s, kb in samples if s >= 70]
-if steady:
-    lo, hi = min(steady), max(steady)
-    print(f"RSS from 70 s on: min {lo} kB, max {hi} kB, max/min {hi / lo:.3f}")
-    c.check(hi <= lo * 1.10, f"RSS flat within 10 % from 70 s on ({lo}..{hi} kB)")
+# Steady state: the replay loop from 70 s to its end (178 s: later samples catch the trace at
+# exit being written). A capture copies the window while tracing goes on, so RSS rises by up to
+# one window while it is written and falls back after (malloc_trim): judged on the floor of
+# each 30 s stretch (the memory held between captures), and on the loop's last sample.
+loop = [(s, kb) for s, kb in samples if 70 <= s < 178]
+floors = [min(kb for s, kb in loop if w <= s < w + 30) for w in range(70, 178, 30)
+          if any(w <= s < w + 30 for s, _ in loop)]
+if len(floors) >= 3:
+    lo, hi = min(floors), max(floors)
+    peak = max(kb for _, kb in samples)
+    print(f"RSS floors per 30 s from 70 s: {floors} kB, max/min {hi / lo:.3f}; "
+          f"peak {peak} kB (a capture or the trace at exit being written)")
+    c.check(hi <= lo * 1.10, f"RSS between captures flat within 10 % from 70 s on ({lo}..{hi} kB)")
+    c.check(loop[-1][1] <= lo * 1.10,
+            f"RSS back down after the captures at the loop's end ({loop[-1][1]} kB)")
 else:
-    c.check(False, "RSS sampled after 70 s")
+    c.check(False, f"RSS sampled through the loop after 70 s ({len(floors)} stretches)")
 captures = sorted(glob.glob(os.path.join(tmp, "ring.capture-*.json")),
                   key=lambda f: int(f.rsplit("-", 1)[1].split(".")[0]))
 c.check(len(captures) >= 4, f"captures at 60 s, 90 s (command), 120 s, 150 s (signal): {captures}")
