@@ -4,8 +4,9 @@
            graph kernels in 3 minutes; the traced process's RSS sampled every 5 s stays within
            10 % between captures from 70 s to the loop's end (the window is full after seconds;
            a capture adds one window copy while it is written, given back after); periodic
-           captures at 60 s and 120 s, one by `nodescope capture PID` at ~90 s and one by SIGUSR2 at ~150 s, each (and the trace
-           at exit) passing `nodescope check`; `nodes --diff` between two captures.
+           captures at 60 s and 120 s, one by `nodescope capture PID` at ~90 s and one by
+           SIGUSR2 at ~150 s, each (and the trace at exit) passing `nodescope check`;
+           `nodes --diff` between two captures.
   stream   `--stream 500k -- graph_replay --seconds 10`: parts then the trace, each valid, every
            graph kernel in exactly one file.
   sampled  `--sample 20 --ring 1M -- graph_replay --seconds 8`, `nodescope capture` at 4 s: the
