@@ -96,6 +96,26 @@ simStream_t Stream() {
   return s;
 }
 
+// One thread per exec, all starting together, each replaying its exec `replays` times on its
+// stream; then the simulator's count of dispatches judged across threads.
+void ReplayOnThreads(const std::vector<simGraphExec_t>& execs,
+                     const std::vector<simStream_t>& streams, int replays) {
+  const int n = static_cast<int>(execs.size());
+  std::vector<std::thread> threads;
+  std::atomic<int> ready{0};
+  for (int t = 0; t < n; ++t) {
+    threads.emplace_back([&, t] {
+      ready.fetch_add(1);
+      while (ready.load() < n) std::this_thread::yield();
+      Replay(execs[static_cast<size_t>(t)], streams[static_cast<size_t>(t)], replays);
+      CHECK(simhipStreamSynchronize(streams[static_cast<size_t>(t)]));
+    });
+  }
+  for (auto& th : threads) th.join();
+  std::printf("sim cross_thread_dispatches=%llu\n",
+              static_cast<unsigned long long>(simhipCrossThreadDispatches()));
+}
+
 // N threads launching at once, one exec and stream each (streams made here, in thread order, so
 // the queue each gets is the same from run to run).
 void Threads(int n) {
@@ -106,19 +126,7 @@ void Threads(int n) {
     execs.push_back(Instantiate(Fan(Kernels("t" + std::to_string(t) + "_n", 6), 4)));
     std::printf("expect nodes=6 replays=100\n");
   }
-  std::vector<std::thread> threads;
-  std::atomic<int> ready{0};
-  for (int t = 0; t < n; ++t) {
-    threads.emplace_back([&, t] {
-      ready.fetch_add(1);
-      while (ready.load() < n) std::this_thread::yield();
-      Replay(execs[static_cast<size_t>(t)], streams[static_cast<size_t>(t)], 100);
-      CHECK(simhipStreamSynchronize(streams[static_cast<size_t>(t)]));
-    });
-  }
-  for (auto& th : threads) th.join();
-  std::printf("sim cross_thread_dispatches=%llu\n",
-              static_cast<unsigned long long>(simhipCrossThreadDispatches()));
+  ReplayOnThreads(execs, streams, 100);
 }
 
 // kernel -> copy to the device -> kernel -> memset -> `tail`: node i's kernel is prefix<i>; each
@@ -157,19 +165,7 @@ void CopyThreads(int n) {
                               1024 * (u + 1), simMemcpyDeviceToHost, 2048 + 64 * u)));
     std::printf("expect nodes=6 replays=100\n");
   }
-  std::vector<std::thread> threads;
-  std::atomic<int> ready{0};
-  for (int t = 0; t < n; ++t) {
-    threads.emplace_back([&, t] {
-      ready.fetch_add(1);
-      while (ready.load() < n) std::this_thread::yield();
-      Replay(execs[static_cast<size_t>(t)], streams[static_cast<size_t>(t)], 100);
-      CHECK(simhipStreamSynchronize(streams[static_cast<size_t>(t)]));
-    });
-  }
-  for (auto& th : threads) th.join();
-  std::printf("sim cross_thread_dispatches=%llu\n",
-              static_cast<unsigned long long>(simhipCrossThreadDispatches()));
+  ReplayOnThreads(execs, streams, 100);
 }
 
 }  // namespace
