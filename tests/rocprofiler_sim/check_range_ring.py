@@ -6,32 +6,17 @@ takes at least 64 bytes per range: 3/4 n ranges would add that much), the trace 
 ring's 32768 ranges per thread, counts the rest as ring_released (not dropped), and passes
 `nodescope check`. Prints "range ring checks: all passed" when every check passed.
 """
-import argparse
 import json
 import os
 import subprocess
-import sys
 import tempfile
 
-parser = argparse.ArgumentParser()
-parser.add_argument("--nodescope", required=True)
-parser.add_argument("--program", required=True)
-parser.add_argument("--sim-lib-dir", required=True)
-parser.add_argument("--ranges", type=int, default=4_000_000)
-args = parser.parse_args()
-failures = []
+from sim_checks import Checker, parse_args, sim_env
 
-
-def check(cond, what):
-    print(("ok:   " if cond else "FAIL: ") + what)
-    if not cond:
-        failures.append(what)
-
-
-env = dict(os.environ)
-env["LD_LIBRARY_PATH"] = args.sim_lib_dir + ":" + env.get("LD_LIBRARY_PATH", "")
-for v in ("NODESCOPE_RING", "NODESCOPE_STREAM", "NODESCOPE_CAPTURE_EVERY", "NODESCOPE_OUTPUT"):
-    env.pop(v, None)
+args = parse_args()
+checker = Checker("range ring")
+check = checker.check
+env = sim_env(args.sim_lib_dir)
 
 with tempfile.TemporaryDirectory() as tmp:
     out = os.path.join(tmp, "service.json")
@@ -58,7 +43,4 @@ with tempfile.TemporaryDirectory() as tmp:
     c = subprocess.run([args.nodescope, "check", out], capture_output=True, text=True, timeout=300)
     check(c.returncode == 0, f"nodescope check: exit {c.returncode} {c.stdout[-300:]}")
 
-if failures:
-    print(f"{len(failures)} range ring checks failed")
-    sys.exit(1)
-print("range ring checks: all passed")
+checker.finish()

@@ -9,35 +9,19 @@ two) or counted as `unwritten` in the trace's `ranges` block; none dropped. Ever
 passes `nodescope check`. A service of 50 000 ranges (less than a thread's ring) has every one
 written, and so has one of 150 000 paced at 100 ranges a millisecond (parts cut for the ranges). Prints "range stream checks: all passed" when every check passed.
 """
-import argparse
 import glob
 import json
 import os
 import subprocess
-import sys
 import tempfile
 
-parser = argparse.ArgumentParser()
-parser.add_argument("--nodescope", required=True)
-parser.add_argument("--program", required=True)
-parser.add_argument("--sim-lib-dir", required=True)
-parser.add_argument("--ranges", type=int, default=4_000_000)
-parser.add_argument("--sanitized", action="store_true",
-                    help="an ASan build: RSS is not judged (freed memory sits in its quarantine)")
-args = parser.parse_args()
-failures = []
+from sim_checks import Checker, parse_args, sim_env
 
-
-def check(cond, what):
-    print(("ok:   " if cond else "FAIL: ") + what)
-    if not cond:
-        failures.append(what)
-
-
-env = dict(os.environ)
-env["LD_LIBRARY_PATH"] = args.sim_lib_dir + ":" + env.get("LD_LIBRARY_PATH", "")
-for v in ("NODESCOPE_RING", "NODESCOPE_STREAM", "NODESCOPE_CAPTURE_EVERY", "NODESCOPE_OUTPUT"):
-    env.pop(v, None)
+args = parse_args({"flag": "--sanitized", "action": "store_true",
+                   "help": "an ASan build: RSS is not judged (freed memory sits in its quarantine)"})
+checker = Checker("range stream")
+check = checker.check
+env = sim_env(args.sim_lib_dir)
 
 
 def run(tmp, n, *pace):
@@ -105,7 +89,4 @@ with tempfile.TemporaryDirectory() as tmp:
     check(len(parts) >= 1 and len(ids) == 150_000 and unwritten == 0,
           f"paced: all 150000 written ({len(ids)}, {unwritten} unwritten, {len(parts)} parts)")
 
-if failures:
-    print(f"{len(failures)} range stream checks failed")
-    sys.exit(1)
-print("range stream checks: all passed")
+checker.finish()
