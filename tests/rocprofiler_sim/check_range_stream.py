@@ -18,7 +18,8 @@ import tempfile
 from sim_checks import Checker, parse_args, sim_env
 
 args = parse_args({"flag": "--sanitized", "action": "store_true",
-                   "help": "an ASan build: RSS is not judged (freed memory sits in its quarantine)"})
+                   "help": "an ASan build: RSS is not judged (freed memory sits in its "
+                           "quarantine)"})
 checker = Checker("range stream")
 check = checker.check
 env = sim_env(args.sim_lib_dir)
