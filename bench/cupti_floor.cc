@@ -25,7 +25,9 @@
 #include <cstring>
 #include <ctime>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <utility>
 
 namespace {
 
@@ -190,18 +192,23 @@ Mode ModeOf(const char* m) {
     g_nth = std::strtoull(s.c_str() + at + 1, nullptr, 10);
     s.resize(at);
   }
-  if (s == "idle") return Mode::kIdle;
-  if (s == "subscribe") return Mode::kSubscribe;
-  if (s == "subscribe_first") return Mode::kFirst;
-  if (s == "first_off") return Mode::kFirstOff;
-  if (s == "first_detach") return Mode::kFirstDetach;
-  if (s == "armed") return Mode::kArmed;
-  if (s == "armed_noact") return Mode::kArmedNoAct;
-  if (s == "plain_first") return Mode::kPlainFirst;
-  if (s == "every") return Mode::kEvery;
-  if (s == "first_guard") return Mode::kFirstGuard;
-  if (s == "first_retoggle") return Mode::kFirstRetoggle;
-  if (s == "first_flush") return Mode::kFirstFlush;
+  static constexpr std::pair<std::string_view, Mode> kModes[] = {
+      {"idle", Mode::kIdle},
+      {"subscribe", Mode::kSubscribe},
+      {"subscribe_first", Mode::kFirst},
+      {"first_off", Mode::kFirstOff},
+      {"first_detach", Mode::kFirstDetach},
+      {"armed", Mode::kArmed},
+      {"armed_noact", Mode::kArmedNoAct},
+      {"plain_first", Mode::kPlainFirst},
+      {"every", Mode::kEvery},
+      {"first_guard", Mode::kFirstGuard},
+      {"first_retoggle", Mode::kFirstRetoggle},
+      {"first_flush", Mode::kFirstFlush},
+  };
+  for (const auto& [name, mode] : kModes) {
+    if (s == name) return mode;
+  }
   return Mode::kFull;
 }
 
