@@ -124,10 +124,10 @@ c.check(abs(n - expect) <= 5 * math.sqrt(expect * 4) + 4 and 0 < guards <= n / 4
         f"({guards})")
 longest = max(k["dur"] for k in gpu_events(t, ("kernel",)) if "graph id" in k["args"])
 c.check(longest < 20, f"bursts of 4: no graph kernel longer than 20 us (longest {longest:.1f} us)")
-keyed = [e for e in t["traceEvents"]
+api_launches = [e for e in t["traceEvents"]
          if e.get("cat") == "cuda_runtime" and e.get("name") == "cudaGraphLaunch"]
-c.check(len(keyed) == s.get("graph_launches_traced"),
-        f"bursts of 4: one cudaGraphLaunch record per kept launch ({len(keyed)})")
+c.check(len(api_launches) == s.get("graph_launches_traced"),
+        f"bursts of 4: one cudaGraphLaunch record per kept launch ({len(api_launches)})")
 
 # 4. Sampling refused by name where it is not possible is tested without a GPU; here: --sample 1
 #    is a full trace.
