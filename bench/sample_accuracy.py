@@ -6,6 +6,7 @@ relative difference of the mean over the runs of each mode. Uses `nodescope node
   bench/sample_accuracy.py --bin-dir build/bin [--sample 20] [--runs 3] [--workload graph_replay|torch_mlp]
 """
 import argparse
+import collections
 import json
 import os
 import subprocess
@@ -19,6 +20,9 @@ p.add_argument("--runs", type=int, default=3)
 p.add_argument("--workload", choices=["graph_replay", "torch_mlp"], default="graph_replay")
 p.add_argument("--replays", type=int, default=None)
 p.add_argument("--show", type=int, default=8, help="rows shown, largest difference first")
+p.add_argument("--ticks", type=int, default=0, metavar="NS",
+               help="also print, for the rows shown, how the kernel durations fall into ticks of "
+               "NS ns (the GPU timestamp's resolution: 32 on the H200), per mode")
 a = p.parse_args()
 here = os.path.dirname(os.path.abspath(__file__))
 if a.workload == "graph_replay":
@@ -43,6 +47,22 @@ def node_means(path):
     return out, doc.get("launch_sampling")
 
 
+def tick_counts(path):
+    """(graph ordinal, node ordinal) -> Counter of kernel durations in ticks of --ticks ns."""
+    with open(path) as f:
+        doc = json.load(f)
+    kernels = [e for e in doc["traceEvents"] if e.get("cat") == "kernel" and "graph id" in
+               e.get("args", {})]
+    graphs = {g: i for i, g in enumerate(sorted({e["args"]["graph id"] for e in kernels}))}
+    out = collections.defaultdict(collections.Counter)
+    for e in kernels:  # "dur" is in us with ns digits: exact, unlike the absolute "ts"
+        key = (graphs[e["args"]["graph id"]], e["args"]["graph node id"] & 0xFFFFFFFF)
+        out[key][round(e["dur"] * 1000 / a.ticks)] += 1
+    return out
+
+
+ticks = {"full": collections.defaultdict(collections.Counter),
+         "sampled": collections.defaultdict(collections.Counter)}
 per_mode = {"full": [], "sampled": []}
 for i in range(a.runs):
     for mode in ("full", "sampled"):
@@ -51,6 +71,9 @@ for i in range(a.runs):
         subprocess.run([ns, "run", "-o", out, *extra, "--", *program], check=True,
                        capture_output=True)
         per_mode[mode].append(node_means(out))
+        if a.ticks:
+            for k, c in tick_counts(out).items():
+                ticks[mode][k].update(c)
         os.remove(out)
 
 full = [m for m, _ in per_mode["full"]]
@@ -88,11 +111,24 @@ for k in keys:
     name = next(iter(names)) if len(names) == 1 else "(names differ!)"
     spread = (max(m[k][1] for m in full) - min(m[k][1] for m in full)) / f
     above = sum(1 for mf, ms in zip(full, sampled) if ms[k][1] > mf[k][1])
-    rows.append((abs(d), f"{k[0]}.{k[1]:<10}{name[:38]:<40}{share:>7.3f}{f:>10.3f}{s:>11.3f}"
+    rows.append((abs(d), k, f"{k[0]}.{k[1]:<10}{name[:38]:<40}{share:>7.3f}{f:>10.3f}{s:>11.3f}"
                          f"{reps:>9.0f}{d:>+8.2%}{spread:>11.2%}{above:>4}/{len(full)}"
                          f"  {Avg(full, k, 4):.3f}/{Avg(sampled, k, 4):.3f}"
                          f" {Avg(full, k, 5):.3f}/{Avg(sampled, k, 5):.3f}"
                          f" {Avg(full, k, 6):.1f}/{Avg(sampled, k, 6):.1f}"))
-for _, row in sorted(rows, reverse=True)[:a.show]:  # the largest differences first
+shown = sorted(rows, reverse=True)[:a.show]  # the largest differences first
+for _, _, row in shown:
     print(row)
+if a.ticks:
+    # A kernel's duration is end tick - start tick: a true duration between n and n+1 ticks reads
+    # as n or n+1, in proportion to where its start falls within a tick. The mean is exact only
+    # while that phase is spread evenly; launches that start in step read one way more often.
+    print(f"durations in ticks of {a.ticks} ns, all runs of each mode (ticks: share)")
+    for _, k, _ in shown:
+        for mode in ("full", "sampled"):
+            c = ticks[mode][k]
+            n = sum(c.values())
+            mean = sum(t * v for t, v in c.items()) / n
+            parts = "  ".join(f"{t}: {v / n:.3f}" for t, v in sorted(c.items()) if v / n >= 0.001)
+            print(f"  {k[0]}.{k[1]:<4} {mode:<8} n={n:<8} mean {mean:.3f} ticks  {parts}")
 print(f"nodes with >= 1 % of GPU time: {checked}; largest |difference| of the mean: {worst:.2%}")

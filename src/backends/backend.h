@@ -28,7 +28,11 @@ struct TracerOptions {
   uint32_t sample_every = 1;
   // NODESCOPE_SAMPLE_BURST=B: a pick keeps B launches of the exec in a row, then one guard
   // (launch_sampler.h, "Bursts"): fewer launches instrumented for as many kept. 1..15.
-  uint32_t sample_burst = 1;
+  // 4 by default: the first kept replay after uninstrumented ones runs differently on the H200
+  // (a 1-us node 0.9 of a 32-ns tick shorter), so with B = 1 a per-node mean was 2.8 % off the
+  // full trace's and with B = 4 0.8 %, at the same overhead (bench/RESULTS.md, "Bursts by
+  // default").
+  uint32_t sample_burst = 4;
   // Bounded memory (ring_window.h). NODESCOPE_RING: keep only the most recent window, trimmed by
   // the backend after each decoded batch (TrimWindow). The two below are the session's:
   // NODESCOPE_STREAM writes the window as the next part file each time it holds this many

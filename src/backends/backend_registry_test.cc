@@ -13,7 +13,7 @@ class TracerOptionsFromEnvTest : public ::testing::Test {
   void SetUp() override {
     for (const char* v :
          {"NODESCOPE_BUFFER_SIZE_MB", "NODESCOPE_MAX_BUFFERS", "NODESCOPE_MAX_EVENTS",
-          "NODESCOPE_DISABLE_GRAPH_ATTRIBUTION", "NODESCOPE_SAMPLE"}) {
+          "NODESCOPE_DISABLE_GRAPH_ATTRIBUTION", "NODESCOPE_SAMPLE", "NODESCOPE_SAMPLE_BURST"}) {
       unsetenv(v);
     }
   }
@@ -45,6 +45,28 @@ TEST_F(TracerOptionsFromEnvTest, Sample) {
     EXPECT_FALSE(o.ok()) << "NODESCOPE_SAMPLE='" << bad << "' accepted";
   }
   unsetenv("NODESCOPE_SAMPLE");
+}
+
+// Bursts of 4 unless told: with B = 1 the first kept replay after uninstrumented ones made a
+// per-node mean 2.8 % off the full trace's on the H200 (backend.h).
+TEST_F(TracerOptionsFromEnvTest, SampleBurstDefaultsToFourAndIsChecked) {
+  auto o = TracerOptionsFromEnv();
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->sample_burst, 4u);
+  setenv("NODESCOPE_SAMPLE_BURST", "1", 1);
+  o = TracerOptionsFromEnv();
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->sample_burst, 1u);
+  setenv("NODESCOPE_SAMPLE_BURST", "15", 1);
+  o = TracerOptionsFromEnv();
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->sample_burst, 15u);
+  for (const char* bad : {"0", "16", "4x"}) {
+    setenv("NODESCOPE_SAMPLE_BURST", bad, 1);
+    o = TracerOptionsFromEnv();
+    EXPECT_FALSE(o.ok()) << "NODESCOPE_SAMPLE_BURST='" << bad << "' accepted";
+  }
+  unsetenv("NODESCOPE_SAMPLE_BURST");
 }
 
 TEST_F(TracerOptionsFromEnvTest, BufferSizeThatOverflowsTheShiftIsAnError) {

@@ -17,7 +17,8 @@
 // exec (each one the guard of the one before), then one guard: B kept replays for one guard
 // instead of one, so fewer launches are instrumented for the same number kept. The pick draw is
 // then made with probability 1/(N*B), so about 1 launch in N is kept either way; the kept
-// replays of a burst are consecutive, not independent draws.
+// replays of a burst are consecutive, not independent draws. Backends pick B = 4 unless told
+// otherwise (TracerOptions::sample_burst says why); this class's own default is 1.
 //
 // Overlaps: collection is process-wide, so a launch made while another thread's launch holds it
 // on is instrumented whatever we decide. It holds the window open until it returns (so it is

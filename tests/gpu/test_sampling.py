@@ -1,6 +1,6 @@
 """GPU test of sampled tracing (`nodescope run --sample N`, issue 14): whole replays traced, about
 1 launch in N, every exec's first launch among them, with their own timestamps (guards); the
-header says how it was sampled; keys, flows and `nodescope check` as in a full trace; with 8
+header says how it was sampled; bursts of 4 by default; keys, flows and `nodescope check` as in a full trace; with 8
 threads launching at once, sampled replays whole and no more of them kept than picked."""
 import collections
 import math
@@ -14,7 +14,9 @@ c = Checker("gpu_sampling")
 
 
 def traced(out, sample, program, **env):
-    cmd = [args.nodescope, "run", "-o", out, "--sample", str(sample), "--"] + program
+    """Independent picks (--sample-burst 1); the default, bursts of 4, is case 3b."""
+    cmd = [args.nodescope, "run", "-o", out, "--sample", str(sample), "--sample-burst", "1",
+           "--"] + program
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
                        env={**os.environ, **env})
     print(r.stderr.strip())
@@ -103,10 +105,10 @@ c.check(abs(total - 8 - 1600 / 4) <= 5 * math.sqrt(1600 / 4 * 0.75) + 8,
 chk = subprocess.run([args.nodescope, "check", out], capture_output=True, text=True)
 c.check(chk.returncode == 0, "nodescope check: clean with 8 threads")
 
-# 3b. Bursts (--sample-burst 4): picks come as 4 consecutive kept replays, each the guard of the
-#     one before, then one guard: timestamps still their own, fewer guards than picks.
+# 3b. Bursts, 4 by default (no --sample-burst): picks come as 4 consecutive kept replays, each the
+#     guard of the one before, then one guard: timestamps still their own, fewer guards than picks.
 out = os.path.join(tmp, "burst.json")
-r = subprocess.run([args.nodescope, "run", "-o", out, "--sample", "20", "--sample-burst", "4",
+r = subprocess.run([args.nodescope, "run", "-o", out, "--sample", "20",
                     "--", os.path.join(args.bin_dir, "graph_replay"), "--replays", str(replays)],
                    capture_output=True, text=True, timeout=300)
 t = load(out)
@@ -128,6 +130,10 @@ api_launches = [e for e in t["traceEvents"]
          if e.get("cat") == "cuda_runtime" and e.get("name") == "cudaGraphLaunch"]
 c.check(len(api_launches) == s.get("graph_launches_traced"),
         f"bursts of 4: one cudaGraphLaunch record per kept launch ({len(api_launches)})")
+nodes = subprocess.run([args.nodescope, "nodes", out], capture_output=True, text=True)
+c.check("in bursts of 4 consecutive launches" in nodes.stdout,
+        "bursts of 4: nodescope nodes says so")
+print("\n".join(nodes.stdout.splitlines()[:4]))
 
 # 4. Sampling refused by name where it is not possible is tested without a GPU; here: --sample 1
 #    is a full trace.
@@ -143,7 +149,8 @@ import time  # noqa: E402
 example = os.path.join(args.bin_dir, "graph_replay")
 for how, extra in (("exit", ["--exit"]), ("SIGINT", ["--hang"]), ("crash", ["--crash"])):
     out = os.path.join(tmp, f"end-{how}.json")
-    p = subprocess.Popen([args.nodescope, "run", "-o", out, "--sample", "10", "--", example,
+    p = subprocess.Popen([args.nodescope, "run", "-o", out, "--sample", "10", "--sample-burst", "1",
+                          "--", example,
                           "--replays", "2000", *extra],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if how == "SIGINT":

@@ -187,8 +187,8 @@ CLI::App* AddRunCommand(CLI::App& app, int* exit_code) {
       ->check(CLI::Range(uint32_t{1}, static_cast<uint32_t>(kMaxSampleEvery)));
   run->add_option("--sample-burst", opts->sample_burst,
                   "With --sample: keep B launches of a graph in a row per pick, then one guard "
-                  "(fewer launches instrumented; the kept replays come in runs of B) "
-                  "(NODESCOPE_SAMPLE_BURST)")
+                  "(fewer launches instrumented; the kept replays come in runs of B; "
+                  "default 4) (NODESCOPE_SAMPLE_BURST)")
       ->check(CLI::Range(uint32_t{1}, static_cast<uint32_t>(kMaxSampleBurst)));
   run->add_option("--ring", opts->ring,
                   "Keep only the most recent window: a size (10M records, 256MB) or a time (60s)");
