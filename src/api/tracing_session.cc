@@ -77,7 +77,7 @@ Status TracingSession::Stop() {
   // Streaming: from where the last part's ranges ended (the start, without parts), so none
   // falls between two files.
   if (trace.window.policy.starts_with("stream:")) since_ns = std::min(since_ns, parts_until_ns_);
-  RangeRecorder::Get().Collect(trace, since_ns, trace.end_ns, range_baseline_);
+  RangeRecorder::Get().Collect(trace, since_ns, trace.end_ns, range_baseline_, /*part=*/true);
   BuildDeviceSpans(trace);
   if (!trace.window.policy.empty()) StartAtEarliestEvent(trace);
   return stopped;
@@ -92,7 +92,7 @@ Status TracingSession::CaptureWindow(Trace* out, bool release) {
   // first), so a range between two windows is in one of them; then ranges that ended before its
   // end may leave the rings (RangeRecorder::MarkWritten).
   const uint64_t since_ns = release ? std::min(out->start_ns, parts_until_ns_) : out->start_ns;
-  RangeRecorder::Get().Collect(*out, since_ns, out->end_ns, range_baseline_);
+  RangeRecorder::Get().Collect(*out, since_ns, out->end_ns, range_baseline_, /*part=*/release);
   if (release) {
     parts_until_ns_ = out->end_ns;
     RangeRecorder::Get().MarkWritten(parts_until_ns_);

@@ -390,7 +390,7 @@ uint32_t RangeRecorder::RegisterDomain(std::string_view name) {
 }
 
 void RangeRecorder::Collect(Trace& trace, uint64_t since_ns, uint64_t until_ns,
-                            const CounterValues& baseline) {
+                            const CounterValues& baseline, bool part) {
   std::vector<StringId> domain_ids;
   {
     std::lock_guard<std::mutex> lock(g_domains_mu);
@@ -445,7 +445,9 @@ void RangeRecorder::Collect(Trace& trace, uint64_t since_ns, uint64_t until_ns,
       r.flags = s->flags;
       add(r);
     }
-    if (const RangeRing* ring = log->ring_.load(std::memory_order_acquire)) ring->ForEach(add);
+    if (const RangeRing* ring = log->ring_.load(std::memory_order_acquire)) {
+      ring->ForEachCollecting(part ? until_ns : 0, add);
+    }
   }
   const CounterValues now = counter_values();
   trace.range_counters.unbalanced_pops += now.unbalanced_pops - baseline.unbalanced_pops;

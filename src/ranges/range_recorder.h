@@ -78,7 +78,7 @@ class RangeRecorder {
   static uint32_t StreamSlotsFor(uint64_t part_records);
   // A streaming part collected the ranges that ended up to `until_ns` (and every earlier part
   // those before it); call it after that Collect. (A range whose slot is reused during that
-  // Collect may be both written and counted as unwritten: over-counted, never lost.)
+  // Collect counts as released once the Collect has read its slot, else as unwritten.)
   void MarkWritten(uint64_t until_ns);
   // Streaming: some thread's ring holds half its capacity or more of ranges recorded since the
   // last part (a part should be cut before it wraps).
@@ -115,9 +115,11 @@ class RangeRecorder {
 
   // Copies every range that overlaps [since_ns, until_ns] into `trace` (names interned), closing
   // ranges still open at until_ns, and adds the counters counted since `baseline` (taken with
-  // counter_values() when the session started). Safe while other threads record.
+  // counter_values() when the session started). Safe while other threads record. `part`: the
+  // copy is a streaming part or the trace at exit (what it read counts as written, see
+  // MarkWritten), not a capture beside the parts.
   void Collect(Trace& trace, uint64_t since_ns, uint64_t until_ns,
-               const CounterValues& baseline = {});
+               const CounterValues& baseline = {}, bool part = false);
 
   struct Counters {
     std::atomic<uint64_t> unbalanced_pops{0};

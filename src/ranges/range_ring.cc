@@ -77,7 +77,7 @@ uint64_t RangeRing::Record(uint64_t thread_bits, uint32_t tid, std::string_view 
     if (seq != 0) {
       const uint64_t end_ns = s.end_ns.load(std::memory_order_acquire);
       if (end_ns == 0) continue;  // open: kept
-      Bump(end_ns < written_until_ns ? released_ : unwritten_);
+      Bump(end_ns < written_until_ns || Collected(position, end_ns) ? released_ : unwritten_);
     }
     std::string_view interned;
     if (!ranges_internal::InternRangeName(name, &interned)) [[unlikely]] {

@@ -6,9 +6,12 @@
 //       popped, a Start not yet ended) is skipped and kept, never overwritten. A slot is written
 //       under its sequence number (odd while written, release stores), so a reader never mixes
 //       two ranges; reusing a slot counts the range it held as released, or, when it ended after
-//       the last streaming part was collected, as unwritten (never silently lost).
+//       the last streaming part was collected, as unwritten (never silently lost). A slot that a
+//       part's collect in progress has already read counts as released too when its range ended
+//       by that part's end (the collect publishes how far it has read).
 //   any thread: End() claims a Start/End range by its id (a compare-and-swap on the id, so an
-//       End for a range whose slot was since reused fails); ForEach() reads every whole range.
+//       End for a range whose slot was since reused fails); ForEachCollecting() reads every whole
+//       range.
 // The owner may change: a log whose thread ended is taken over by the next new thread (each
 // range keeps the tid of the thread that recorded it).
 // No lock and no allocation per range: slots are mapped a chunk of kChunkSlots at a time, as the
@@ -30,7 +33,7 @@ void* AllocatePopulated(size_t bytes);
 uint64_t MappedBytes();
 }  // namespace ranges_internal
 
-// One range as ForEach() read it (a whole range: its fields come from one write).
+// One range as ForEachCollecting() read it (a whole range: its fields come from one write).
 struct RingRange {
   uint64_t id = 0;
   uint32_t tid = 0;  // the thread that recorded it
@@ -70,9 +73,12 @@ class RangeRing {
   // Ends a Start/End range; false if `id` is not an open Start/End range of this ring.
   bool EndStarted(uint64_t id, uint32_t tid, uint64_t end_ns);
   // Calls f(const RingRange&) for every whole range held, oldest first; a slot being rewritten
-  // meanwhile is skipped (its range was released).
+  // meanwhile is skipped (its range was released). For a streaming part that writes the ranges
+  // ended by `until_ns` (0: not a part): while it reads, a slot it has passed is reused with its
+  // range counted as released, not unwritten, when that range ended by `until_ns` (one part at
+  // a time).
   template <typename F>
-  void ForEach(F&& f) const;
+  void ForEachCollecting(uint64_t until_ns, F&& f) const;
   uint32_t capacity() const { return mask_ + 1; }
   uint64_t released() const { return released_.load(std::memory_order_relaxed); }
   uint64_t unnamed() const { return unnamed_.load(std::memory_order_relaxed); }
@@ -115,6 +121,12 @@ class RangeRing {
   }
   Slot* SlotOf(uint64_t id) const { return SlotAt(id & kPositionMask); }
   Slot* MapChunk(uint64_t position);  // owner thread only
+  // Whether the range ending at `end_ns` in the slot of `position` was read by the collect in
+  // progress (or the last one) and ended by its end: it is in that part.
+  bool Collected(uint64_t position, uint64_t end_ns) const {
+    return end_ns <= collect_until_ns_.load(std::memory_order_acquire) &&
+           position < collected_below_.load(std::memory_order_acquire);
+  }
 
   std::atomic<Slot*>* const chunks_;  // (capacity / chunk slots) pointers, mapped as needed
   const uint32_t mask_;
@@ -125,12 +137,23 @@ class RangeRing {
   std::atomic<uint64_t> unnamed_{0};
   std::atomic<uint64_t> unwritten_{0};
   std::atomic<uint64_t> marked_{1};  // next_ when a part last collected the ring
+  // A part's collect (ForEachCollecting): its end, and the position below which it has read. A
+  // line of their own: the reader stores the position per slot while the owner records.
+  alignas(64) mutable std::atomic<uint64_t> collect_until_ns_{0};
+  mutable std::atomic<uint64_t> collected_below_{0};
 };
 
 template <typename F>
-void RangeRing::ForEach(F&& f) const {
+void RangeRing::ForEachCollecting(uint64_t until_ns, F&& f) const {
   const uint64_t next = next_.load(std::memory_order_acquire);
+  if (until_ns != 0) {
+    // Reset first: the owner, having seen the new end, sees this part's progress only.
+    collected_below_.store(0, std::memory_order_relaxed);
+    collect_until_ns_.store(until_ns, std::memory_order_release);
+  }
   for (uint64_t k = 0; k <= mask_; ++k) {
+    // Published after the slot before was read: a slot below it that the owner reuses was read.
+    if (until_ns != 0) collected_below_.store(next + k, std::memory_order_release);
     const Slot* slot = SlotAt(next + k);
     if (slot == nullptr) continue;  // (a chunk not mapped yet)
     const Slot& s = *slot;
@@ -152,6 +175,7 @@ void RangeRing::ForEach(F&& f) const {
     r.name = std::string_view(name, name_len);  // interned before `seq` was published
     f(r);
   }
+  if (until_ns != 0) collected_below_.store(next + mask_ + 1, std::memory_order_release);
 }
 
 }  // namespace nodescope

@@ -257,6 +257,37 @@ TEST_F(RangeRingTest, StreamingCountsRangesThatLeaveBeforeAPartAsUnwritten) {
   EXPECT_EQ(t.range_counters.dropped, 0u);
 }
 
+// A streaming part reads a ring while its owner reuses slots: a slot the part has already read
+// releases its range (it is in the part), one not yet read counts it as unwritten; a copy that
+// is not a part (until 0) writes nothing, so every reuse is unwritten. Deterministic: the reader's
+// callback records on the ring as its owner would, half way through the read.
+TEST(RangeRingCollect, ReuseBehindAPartsReadIsReleasedAheadOfItUnwritten) {
+  for (const uint64_t part_until : {uint64_t{10'000}, uint64_t{0}}) {
+    RangeRing* ring = RangeRing::Create(RangeRing::kChunkSlots);
+    ASSERT_NE(ring, nullptr);
+    constexpr uint64_t kThread = uint64_t{1} << 32;
+    for (uint64_t i = 1; i <= RangeRing::kChunkSlots; ++i) {  // all ended by 10 000 ns
+      const uint64_t id = ring->Record(kThread, 1, "read", 0, 0, 0, i, /*written_until_ns=*/0);
+      ASSERT_NE(id, 0u);
+      ring->EndOwn(id, 1, i + 1);
+    }
+    constexpr uint32_t kReadBefore = 2048;  // the reader's callback has run this many times
+    constexpr uint32_t kReused = 3000;
+    uint32_t calls = 0;
+    ring->ForEachCollecting(part_until, [&](const RingRange&) {
+      if (++calls != kReadBefore) return;
+      for (uint32_t i = 0; i < kReused; ++i) {
+        ring->Record(kThread, 1, "later", 0, 0, 0, 20'000 + i, /*written_until_ns=*/0);
+      }
+    });
+    EXPECT_EQ(calls, RangeRing::kChunkSlots) << part_until;
+    // The slot being read when the owner came (the 2048th) is not yet counted as read.
+    const uint64_t read = part_until != 0 ? kReadBefore - 1 : 0;
+    EXPECT_EQ(ring->released(), read) << part_until;
+    EXPECT_EQ(ring->unwritten(), kReused - read) << part_until;
+  }
+}
+
 // Thread churn (issue 14): 2000 short-lived threads, each recording ranges, use one ring between
 // them (before: a ring and a name table each, 2000 x 352 KiB).
 TEST_F(RangeRingTest, EndedThreadsRingsAreTakenOver) {

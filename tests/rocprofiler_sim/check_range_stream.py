@@ -57,11 +57,13 @@ def run(tmp, n, *pace):
     check(ranges["dropped"] == 0 and ranges.get("ring_unnamed") == 0,
           f"{n}: none dropped or unnamed")
     unwritten = ranges.get("unwritten", -1)
-    # (A range whose slot is reused while a part is being collected can be both: counted, never
-    # lost; the excess is printed.)
-    check(len(ids) <= n and len(ids) + unwritten >= n,
-          f"{n}: every range written or counted: {len(ids)} written + {unwritten} unwritten >= "
-          f"{n} (excess {len(ids) + unwritten - n})")
+    # Counted once: a range whose slot is reused while a part is read counts as written if the
+    # part had read it. Only a range open when a part was cut can be both (written there as open,
+    # its end then lost): about one a part. (Before, up to 0.39 M of 4 M were counted twice.)
+    excess = len(ids) + unwritten - n
+    check(len(ids) <= n and 0 <= excess <= 2 * (len(parts) + 1),
+          f"{n}: every range written or counted, once: {len(ids)} written + {unwritten} "
+          f"unwritten = {n} + {excess} (at most 2 per part: {2 * (len(parts) + 1)})")
     return rss, parts, ids, unwritten
 
 
