@@ -6,27 +6,13 @@
 // LD_PRELOAD) is left alone. Like cuda_injection.cc it needs no PTI header and reaches the session
 // in libnodescope.so through the plugin interface.
 #include <dlfcn.h>
-#include <unistd.h>
 
-#include <cstdio>
-
-#include "api/run_report.h"
-#include "backends/plugin_client.h"
+#include "api/attach_or_report.h"
 
 extern "C" __attribute__((visibility("default"))) int nodescope_pti_start(void) {
-  nodescope::StatusOr<const nodescope::PluginHostV1*> host =
-      nodescope::AttachToHost(nodescope_plugin_host_v1());
-  if (!host.ok()) {
-    nodescope::report::Line line;
-    line.kind = nodescope::report::Line::Kind::kError;
-    line.pid = static_cast<uint64_t>(getpid());
-    line.message = host.status().ToString();
-    nodescope::report::WriteLine(nodescope::report::ReportFdFromEnv(), line);
-    std::fprintf(stderr, "nodescope: not tracing pid %d: %s\n", static_cast<int>(getpid()),
-                 line.message.c_str());
-    return 0;
-  }
-  return (*host)->start_process_session("pti") ? 1 : 0;
+  const nodescope::PluginHostV1* host = nodescope::AttachToHostOrReport();
+  if (host == nullptr) return 0;
+  return host->start_process_session("pti") ? 1 : 0;
 }
 
 namespace {

@@ -4,21 +4,26 @@
 #pragma once
 
 #include "backends/pti/sdk/pti_sdk.h"
+#include "backends/sdk_functions.h"
 #include "base/status.h"
+
+// X(member of PtiApi, PTI's function) for each function the tracer calls (sdk_functions.h).
+#define NODESCOPE_PTI_FUNCTIONS(X)                       \
+  X(version, ptiVersion)                                 \
+  X(set_callbacks, ptiViewSetCallbacks)                  \
+  X(enable, ptiViewEnable)                               \
+  X(disable, ptiViewDisable)                             \
+  X(flush, ptiFlushAllViews)                             \
+  X(next_record, ptiViewGetNextRecord)                   \
+  X(push_external, ptiViewPushExternalCorrelationId)     \
+  X(pop_external, ptiViewPopExternalCorrelationId)       \
+  X(set_timestamp_callback, ptiViewSetTimestampCallback) \
+  X(api_id_name, ptiViewGetApiIdName)
 
 namespace nodescope::pti {
 
 struct PtiApi {
-  decltype(&ptiVersion) version = nullptr;
-  decltype(&ptiViewSetCallbacks) set_callbacks = nullptr;
-  decltype(&ptiViewEnable) enable = nullptr;
-  decltype(&ptiViewDisable) disable = nullptr;
-  decltype(&ptiFlushAllViews) flush = nullptr;
-  decltype(&ptiViewGetNextRecord) next_record = nullptr;
-  decltype(&ptiViewPushExternalCorrelationId) push_external = nullptr;
-  decltype(&ptiViewPopExternalCorrelationId) pop_external = nullptr;
-  decltype(&ptiViewSetTimestampCallback) set_timestamp_callback = nullptr;
-  decltype(&ptiViewGetApiIdName) api_id_name = nullptr;
+  NODESCOPE_SDK_FUNCTIONS(NODESCOPE_PTI_FUNCTIONS)
 };
 
 // Every function above from the running process (dlsym(RTLD_DEFAULT)); an error names the first

@@ -64,9 +64,7 @@ PtiTracer::~PtiTracer() {
 
 Status PtiTracer::Start(const TracerOptions& options) {
   if (running_) return FailedPreconditionError("the pti tracer is already running");
-  StatusOr<PtiApi> api = LoadPtiApi();
-  if (!api.ok()) return api.status();
-  api_ = *api;
+  ASSIGN_OR_RETURN(api_, LoadPtiApi());
   options_ = options;
   // PTI refuses a first buffer smaller than its largest record (192 bytes in 1.0).
   if (options_.buffer_bytes < 4096) options_.buffer_bytes = 4096;

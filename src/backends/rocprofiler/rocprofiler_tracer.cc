@@ -77,9 +77,7 @@ RocprofilerTracer::~RocprofilerTracer() {
 
 Status RocprofilerTracer::Start(const TracerOptions& options) {
   if (running_) return FailedPreconditionError("the rocprofiler tracer is already running");
-  StatusOr<SdkApi> sdk = LoadSdkApi();
-  if (!sdk.ok()) return sdk.status();
-  sdk_ = *sdk;
+  ASSIGN_OR_RETURN(sdk_, LoadSdkApi());
   RocprofilerTracer* expected = nullptr;
   if (!g_active.compare_exchange_strong(expected, this)) {
     return AlreadyExistsError("a nodescope rocprofiler session is already active in this process");

@@ -4,26 +4,31 @@
 #pragma once
 
 #include "backends/rocprofiler/sdk/rocprofiler_sdk.h"
+#include "backends/sdk_functions.h"
 #include "base/status.h"
+
+// X(member of SdkApi, the SDK's function) for each function the tool calls (sdk_functions.h).
+#define NODESCOPE_ROCPROFILER_FUNCTIONS(X)                                      \
+  X(create_context, rocprofiler_create_context)                                 \
+  X(start_context, rocprofiler_start_context)                                   \
+  X(stop_context, rocprofiler_stop_context)                                     \
+  X(create_buffer, rocprofiler_create_buffer)                                   \
+  X(flush_buffer, rocprofiler_flush_buffer)                                     \
+  X(configure_buffer_tracing, rocprofiler_configure_buffer_tracing_service)     \
+  X(configure_callback_tracing, rocprofiler_configure_callback_tracing_service) \
+  X(configure_external_correlation_request,                                     \
+    rocprofiler_configure_external_correlation_id_request_service)              \
+  X(push_external_correlation_id, rocprofiler_push_external_correlation_id)     \
+  X(pop_external_correlation_id, rocprofiler_pop_external_correlation_id)       \
+  X(get_timestamp, rocprofiler_get_timestamp)                                   \
+  X(get_thread_id, rocprofiler_get_thread_id)                                   \
+  X(get_version, rocprofiler_get_version)                                       \
+  X(query_available_agents, rocprofiler_query_available_agents)
 
 namespace nodescope::rocprofiler {
 
 struct SdkApi {
-  decltype(&rocprofiler_create_context) create_context = nullptr;
-  decltype(&rocprofiler_start_context) start_context = nullptr;
-  decltype(&rocprofiler_stop_context) stop_context = nullptr;
-  decltype(&rocprofiler_create_buffer) create_buffer = nullptr;
-  decltype(&rocprofiler_flush_buffer) flush_buffer = nullptr;
-  decltype(&rocprofiler_configure_buffer_tracing_service) configure_buffer_tracing = nullptr;
-  decltype(&rocprofiler_configure_callback_tracing_service) configure_callback_tracing = nullptr;
-  decltype(&rocprofiler_configure_external_correlation_id_request_service)
-      configure_external_correlation_request = nullptr;
-  decltype(&rocprofiler_push_external_correlation_id) push_external_correlation_id = nullptr;
-  decltype(&rocprofiler_pop_external_correlation_id) pop_external_correlation_id = nullptr;
-  decltype(&rocprofiler_get_timestamp) get_timestamp = nullptr;
-  decltype(&rocprofiler_get_thread_id) get_thread_id = nullptr;
-  decltype(&rocprofiler_get_version) get_version = nullptr;
-  decltype(&rocprofiler_query_available_agents) query_available_agents = nullptr;
+  NODESCOPE_SDK_FUNCTIONS(NODESCOPE_ROCPROFILER_FUNCTIONS)
 };
 
 // Every function above from the running process (dlsym(RTLD_DEFAULT)); an error names the first
