@@ -142,6 +142,14 @@ void Report(const Execution& e) {
     r->_engine_ordinal = 0;
     r->_engine_index = e.engine_index;
   };
+  auto copy = [&](auto* r) {  // a copy's fields, the same in a P2P copy record
+    common(r);
+    r->_memcpy_type = c.copy_type;
+    r->_mem_src = c.src;
+    r->_mem_dst = c.dst;
+    r->_mem_op_id = c.id;
+    r->_bytes = c.bytes;
+  };
   if (c.kind == PTI_VIEW_DEVICE_GPU_KERNEL) {
     auto* r = reinterpret_cast<pti_view_record_kernel_v2*>(record);
     common(r);
@@ -155,23 +163,13 @@ void Report(const Execution& e) {
     r->_device_handle = &g_devices[c.device];
   } else if (c.kind == PTI_VIEW_DEVICE_GPU_MEM_COPY) {
     auto* r = reinterpret_cast<pti_view_record_memory_copy_v2*>(record);
-    common(r);
-    r->_memcpy_type = c.copy_type;
-    r->_mem_src = c.src;
-    r->_mem_dst = c.dst;
-    r->_mem_op_id = c.id;
-    r->_bytes = c.bytes;
+    copy(r);
     FillDevice(c.device, r->_pci_address, r->_device_uuid);
     // The source device's handle: null when the source is host memory (PTI's MemCopyEvent).
     r->_device_handle = c.src == PTI_VIEW_MEMORY_TYPE_DEVICE ? &g_devices[c.device] : nullptr;
   } else if (c.kind == PTI_VIEW_DEVICE_GPU_MEM_COPY_P2P) {
     auto* r = reinterpret_cast<pti_view_record_memory_copy_p2p_v2*>(record);
-    common(r);
-    r->_memcpy_type = c.copy_type;
-    r->_mem_src = c.src;
-    r->_mem_dst = c.dst;
-    r->_mem_op_id = c.id;
-    r->_bytes = c.bytes;
+    copy(r);
     FillDevice(c.device, r->_src_pci_address, r->_src_uuid);
     FillDevice(c.peer, r->_dst_pci_address, r->_dst_uuid);
     r->_src_device_handle = &g_devices[c.device];

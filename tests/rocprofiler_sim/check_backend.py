@@ -124,7 +124,8 @@ def expected(stdout):
     return want, cross
 
 
-def traced(case, env_extra=None):
+def traced(case, env_extra=None, summary=summarize):
+    """`case` traced and checked: its summary (None where no trace was written) and the run."""
     out = os.path.join(tmp, case + ".json")
     r = run(case, out, env_extra)
     check(r.returncode == 0, f"{case}: nodescope run exited {r.returncode}: {r.stderr[-600:]}")
@@ -132,7 +133,15 @@ def traced(case, env_extra=None):
     check(ok, f"{case}: nodescope check: {text[-600:]}")
     if not os.path.exists(out):
         return None, r
-    return summarize(out), r
+    return summary(out), r
+
+
+def check_keys(case, s, want):
+    """No wrong key in summary `s`, and as many keys seen each number of times as the program
+    said (`want`, from expected())."""
+    check(s["wrong"] == 0, f"{case}: no wrong key ({s['wrong']})")
+    check(collections.Counter(s["occ"].values()) == want,
+          f"{case}: occurrences per key {dict(collections.Counter(s['occ'].values()))} == {dict(want)}")
 
 
 def single(case, graphs, keys, env_extra=None):
@@ -147,21 +156,14 @@ def single(case, graphs, keys, env_extra=None):
     check(s["keyed"] == events, f"{case}: {s['keyed']} attributed == {events}")
     check(s["graphs"] == graphs, f"{case}: {s['graphs']} graph ids == {graphs}")
     check(s["keys"] == keys, f"{case}: {s['keys']} keys == {keys}")
-    check(s["wrong"] == 0, f"{case}: no wrong key ({s['wrong']})")
-    check(collections.Counter(s["occ"].values()) == want,
-          f"{case}: occurrences per key {dict(collections.Counter(s['occ'].values()))} == {dict(want)}")
+    check_keys(case, s, want)
     check(s["attribution"].get("mode") == "reconstructed", f"{case}: mode reconstructed")
 
 
 def graph_copies(case, graphs, keys, copies):
-    out = os.path.join(tmp, case + ".json")
-    r = run(case, out)
-    check(r.returncode == 0, f"{case}: nodescope run exited {r.returncode}: {r.stderr[-600:]}")
-    ok, text = nodescope_check(out) if os.path.exists(out) else (False, "no trace written")
-    check(ok, f"{case}: nodescope check: {text[-600:]}")
-    if not os.path.exists(out):
+    s, r = traced(case, summary=summarize_work)
+    if s is None:
         return
-    s = summarize_work(out)
     want, _ = expected(r.stdout)
     events = sum(n * k for n, k in want.items())
     print(f"{case:11} work={s['work']} copies={s['copies']} attributed={s['keyed']} "
@@ -173,9 +175,30 @@ def graph_copies(case, graphs, keys, copies):
     check(s["copies"] == copies, f"{case}: {s['copies']} copy records == {copies}")
     check(s["graphs"] == graphs and s["keys"] == keys,
           f"{case}: {s['graphs']} graph ids == {graphs}, {s['keys']} keys == {keys}")
-    check(s["wrong"] == 0, f"{case}: no wrong key ({s['wrong']})")
-    check(collections.Counter(s["occ"].values()) == want,
-          f"{case}: occurrences per key {dict(collections.Counter(s['occ'].values()))} == {dict(want)}")
+    check_keys(case, s, want)
+
+
+def ranges_traced(case):
+    """sim_ranges_program `case` ("ranges": its default case) traced and checked: the trace's path
+    and its JSON, None for the JSON where the trace is missing or fails `nodescope check`."""
+    out = os.path.join(tmp, case + ".json")
+    r = run("" if case == "ranges" else case, out, program=args.ranges_program)
+    ok, text = nodescope_check(out) if os.path.exists(out) else (False, "no trace")
+    check(r.returncode == 0 and ok, f"{case}: traced and checked ({r.stderr[-300:]} {text[-300:]})")
+    if not ok:
+        return out, None
+    with open(out) as f:
+        return out, json.load(f)
+
+
+def scoped_kernels(ev):
+    """The kernels of a trace's events, their count by (name, scope), how many are keyed, and the
+    device spans by name."""
+    kernels = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "kernel"]
+    got = collections.Counter((e["name"], e.get("args", {}).get("scope", "")) for e in kernels)
+    keyed = sum(1 for e in kernels if "graph id" in e.get("args", {}))
+    spans = collections.Counter(e["name"] for e in ev if e.get("cat") == "gpu_user_annotation")
+    return kernels, got, keyed, spans
 
 
 def copy_hazard(n, runs):
@@ -253,13 +276,9 @@ for case in cases:
             check(s["kernels"] == 1200 and s["keyed"] == 0, "optout: 1200 kernels, no keys")
             check(s["attribution"].get("mode") == "disabled", "optout: mode disabled")
     elif case == "ranges":
-        out = os.path.join(tmp, "ranges.json")
-        r = run("", out, program=args.ranges_program)
-        ok, text = nodescope_check(out) if os.path.exists(out) else (False, "no trace")
-        check(r.returncode == 0 and ok, f"ranges: traced and checked ({r.stderr[-300:]} {text[-300:]})")
-        if ok:
-            with open(out) as f:
-                ev = json.load(f)["traceEvents"]
+        out, t = ranges_traced("ranges")
+        if t is not None:
+            ev = t["traceEvents"]
             cpu = {e["name"]: e for e in ev if e.get("cat") == "user_annotation"}
             spans = collections.Counter(e["name"] for e in ev if e.get("cat") == "gpu_user_annotation")
             s = summarize(out)
@@ -272,13 +291,9 @@ for case in cases:
     elif case == "roctx":
         # ROCTx ranges (ranges_program.cc "roctx") through the marker API's callbacks: push/pop
         # ranges on both timelines, nested as pushed; the start/stop range on the CPU timeline.
-        out = os.path.join(tmp, "roctx.json")
-        r = run("roctx", out, program=args.ranges_program)
-        ok, text = nodescope_check(out) if os.path.exists(out) else (False, "no trace")
-        check(r.returncode == 0 and ok, f"roctx: traced and checked ({r.stderr[-300:]} {text[-300:]})")
-        if ok:
-            with open(out) as f:
-                ev = json.load(f)["traceEvents"]
+        out, t = ranges_traced("roctx")
+        if t is not None:
+            ev = t["traceEvents"]
             cpu = {e["name"]: e for e in ev if e.get("cat") == "user_annotation"}
             dev = collections.defaultdict(list)
             for e in ev:
@@ -318,17 +333,9 @@ for case in cases:
         # nothing for nodes of an uncaptured graph (after an update) or captured outside ranges,
         # nor for a captured graph edited after capture; a graph built node by node as a chain
         # keeps its nodes' ranges, one built as a fan (run order unknown) gets none.
-        out = os.path.join(tmp, "scopes.json")
-        r = run("scopes", out, program=args.ranges_program)
-        ok, text = nodescope_check(out) if os.path.exists(out) else (False, "no trace")
-        check(r.returncode == 0 and ok, f"scopes: traced and checked ({r.stderr[-300:]} {text[-300:]})")
-        if ok:
-            with open(out) as f:
-                ev = json.load(f)["traceEvents"]
-            kernels = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "kernel"]
-            got = collections.Counter((e["name"], e.get("args", {}).get("scope", "")) for e in kernels)
-            keyed = sum(1 for e in kernels if "graph id" in e.get("args", {}))
-            spans = collections.Counter(e["name"] for e in ev if e.get("cat") == "gpu_user_annotation")
+        _, t = ranges_traced("scopes")
+        if t is not None:
+            kernels, got, keyed, spans = scoped_kernels(t["traceEvents"])
             want = collections.Counter({("s_a", "outer"): 10, ("s_b", "outer/inner"): 10,
                                         ("s_c", "outer/inner"): 10, ("s_d", "outer"): 10,
                                         ("u_a", ""): 5, ("u_b", ""): 5, ("u_c", ""): 5,
@@ -347,18 +354,9 @@ for case in cases:
         # Captures forked to a second stream (ranges_program.cc's Forked()): each kernel's range
         # on every replay although the exec runs the nodes out of capture order; a kernel
         # captured under two ranges gets none and is counted.
-        out = os.path.join(tmp, "forked.json")
-        r = run("forked", out, program=args.ranges_program)
-        ok, text = nodescope_check(out) if os.path.exists(out) else (False, "no trace")
-        check(r.returncode == 0 and ok, f"forked: traced and checked ({r.stderr[-300:]} {text[-300:]})")
-        if ok:
-            with open(out) as f:
-                t = json.load(f)
-            ev = t["traceEvents"]
-            kernels = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "kernel"]
-            got = collections.Counter((e["name"], e.get("args", {}).get("scope", "")) for e in kernels)
-            keyed = sum(1 for e in kernels if "graph id" in e.get("args", {}))
-            spans = collections.Counter(e["name"] for e in ev if e.get("cat") == "gpu_user_annotation")
+        _, t = ranges_traced("forked")
+        if t is not None:
+            kernels, got, keyed, spans = scoped_kernels(t["traceEvents"])
             unscoped = t.get("nodescope", {}).get("forked_capture_launches_unscoped", 0)
             want = collections.Counter({("fk_a", "outer"): 5, ("fk_b", "outer/branch"): 5,
                                         ("fk_c", "outer/branch"): 5, ("fk_d", "outer"): 5,

@@ -6,7 +6,8 @@ the simulated rocprofiler-sdk through ROCP_TOOL_LIBRARIES, must
   - alias from 4 launching threads on 4 hardware queues, near the MI355X measurement
     (27 keys, 11 aliased: aliased within 11 +- 3), and not at 1-3 threads,
   - stay clean at 4 and 8 threads with GPU_MAX_HW_QUEUES=8, and be less affected at 16.
-So the simulator reproduces the hazard without sharing the backend's assumptions.
+So the simulator reproduces the hazard without sharing the backend's assumptions. Prints
+"plain recipe checks: all passed" when every check passed.
 
   check_plain_recipe.py --program sim_program --tool libplain_recipe_tool.so
 """
@@ -17,6 +18,8 @@ import re
 import statistics
 import subprocess
 import sys
+
+from sim_checks import Checker
 
 LINE = re.compile(r"plain-recipe: keys=(\d+) aliased=(\d+) dispatches=(\d+) untagged=(\d+)")
 
@@ -50,12 +53,8 @@ def main():
     ap.add_argument("--program", required=True)
     ap.add_argument("--tool", required=True)
     a = ap.parse_args()
-    failures = []
-
-    def expect(cond, what):
-        print(("ok   " if cond else "FAIL ") + what)
-        if not cond:
-            failures.append(what)
+    checker = Checker("plain recipe")
+    expect = checker.check
 
     for case, keys, aliased in [("chain32", 32, 0), ("chain6", 6, 0), ("fan4", 6, 0),
                                 ("fan2", 4, 0), ("devices2", 12, 0), ("capture", 3, 0),
@@ -89,9 +88,7 @@ def main():
            f"threads16: 4 queues keys={q4['keys']} aliased={q4['aliased']} (MI355X: 153, 138); "
            f"8 queues keys={q8['keys']} aliased={q8['aliased']} (want fewer)")
 
-    if failures:
-        sys.exit(f"{len(failures)} check(s) failed")
-    print("plain recipe against the simulated SDK: all checks passed")
+    checker.finish()
 
 
 if __name__ == "__main__":

@@ -11,9 +11,9 @@ import os
 import subprocess
 import tempfile
 
-from sim_checks import Checker, parse_args, sim_env
+from sim_checks import RANGES, Checker, parse_args, sim_env
 
-args = parse_args()
+args = parse_args(RANGES)
 checker = Checker("range ring")
 check = checker.check
 env = sim_env(args.sim_lib_dir)

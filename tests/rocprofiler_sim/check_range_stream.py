@@ -15,11 +15,11 @@ import os
 import subprocess
 import tempfile
 
-from sim_checks import Checker, parse_args, sim_env
+from sim_checks import RANGES, Checker, parse_args, sim_env
 
-args = parse_args({"flag": "--sanitized", "action": "store_true",
-                   "help": "an ASan build: RSS is not judged (freed memory sits in its "
-                           "quarantine)"})
+args = parse_args(RANGES, {"flag": "--sanitized", "action": "store_true",
+                           "help": "an ASan build: RSS is not judged (freed memory sits in its "
+                                   "quarantine)"})
 checker = Checker("range stream")
 check = checker.check
 env = sim_env(args.sim_lib_dir)

@@ -25,38 +25,24 @@ graphs from 2 threads), and the PTI backend over its simulator for the ring alon
             has the same key in the trace at exit when it is still in its window.
 Prints "window checks: all passed" when every check passed.
 """
-import argparse
 import glob
 import json
 import os
 import re
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 
-parser = argparse.ArgumentParser()
-parser.add_argument("--nodescope", required=True)
-parser.add_argument("--program", required=True)
-parser.add_argument("--sim-lib-dir", required=True)
-parser.add_argument("--pti-program")
-parser.add_argument("--pti-lib-dir")
-args = parser.parse_args()
-failures = []
+from sim_checks import Checker, parse_args, sim_env
 
-
-def check(cond, what):
-    print(("ok:   " if cond else "FAIL: ") + what)
-    if not cond:
-        failures.append(what)
+args = parse_args({"flag": "--pti-program"}, {"flag": "--pti-lib-dir"})
+checker = Checker("window")
+check = checker.check
 
 
 def env_for(lib_dir):
-    env = dict(os.environ)
-    env["LD_LIBRARY_PATH"] = lib_dir + ":" + env.get("LD_LIBRARY_PATH", "")
-    for v in ("NODESCOPE_RING", "NODESCOPE_STREAM", "NODESCOPE_CAPTURE_EVERY", "NODESCOPE_OUTPUT"):
-        env.pop(v, None)
+    env = sim_env(lib_dir)
     # `--backend xpu` preloads libnodescope_pti.so, which in a sanitizer build comes before the
     # ASan runtime in the program's library list: ASan refuses that unless told it is fine (as in
     # tests/pti_sim/check_backend.py). Harmless for the rocm runs and outside sanitizer builds.
@@ -334,5 +320,4 @@ with tempfile.TemporaryDirectory() as tmp:
     if args.pti_program:
         pti_ring(tmp)
         pti_captures(tmp)
-print("window checks: all passed" if not failures else f"window checks: {len(failures)} failed")
-sys.exit(1 if failures else 0)
+checker.finish()

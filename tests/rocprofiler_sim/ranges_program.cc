@@ -30,22 +30,14 @@
 
 #include "nodescope/nodescope.h"
 #include "sim_hip.h"
-
-#define CHECK(call)                                                          \
-  do {                                                                       \
-    if ((call) != simSuccess) {                                              \
-      std::fprintf(stderr, "%s:%d: %s failed\n", __FILE__, __LINE__, #call); \
-      std::exit(1);                                                          \
-    }                                                                        \
-  } while (0)
+#include "sim_program_helpers.h"
 
 int Scopes() {
   const char* names[] = {"s_a", "s_b", "s_c", "s_d", "u_a", "u_b", "u_c", "u_d", "c_a", "c_b",
                          "e_a", "e_b", "e_c", "k_a", "k_b", "k_c", "f_a", "f_b", "f_c"};
   simFunction_t f[19];
   CHECK(simhipModuleLoad(names, 19, f));
-  simStream_t s;
-  CHECK(simhipStreamCreate(&s));
+  simStream_t s = Stream();
   simGraph_t g;
   nodescope_range_push("outer");
   CHECK(simhipStreamBeginCapture(s));
@@ -57,29 +49,19 @@ int Scopes() {
   CHECK(simhipLaunchKernel(f[3], s));
   CHECK(simhipStreamEndCapture(s, &g));
   nodescope_range_pop();
-  simGraphExec_t e1, e2;
-  CHECK(simhipGraphInstantiate(&e1, g));
+  simGraphExec_t e1 = Instantiate(g), e2;
   CHECK(simhipGraphInstantiateWithFlags(&e2, g, 0));
-  for (int i = 0; i < 5; ++i) CHECK(simhipGraphLaunch(e1, s));
-  for (int i = 0; i < 5; ++i) CHECK(simhipGraphLaunch(e2, s));
-  simGraph_t u;  // same topology (a chain of 4), built node by node: not a followed capture
-  CHECK(simhipGraphCreate(&u));
-  simGraphNode_t prev = nullptr;
-  for (int i = 4; i < 8; ++i) {
-    simGraphNode_t node;
-    CHECK(simhipGraphAddKernelNode(&node, u, prev ? &prev : nullptr, prev ? 1 : 0, f[i]));
-    prev = node;
-  }
-  CHECK(simhipGraphExecUpdate(e2, u));
-  for (int i = 0; i < 5; ++i) CHECK(simhipGraphLaunch(e2, s));
+  Replay(e1, s, 5);
+  Replay(e2, s, 5);
+  // The same topology (a chain of 4), built node by node: not a followed capture.
+  CHECK(simhipGraphExecUpdate(e2, Chain({f[4], f[5], f[6], f[7]})));
+  Replay(e2, s, 5);
   simGraph_t c;
   CHECK(simhipStreamBeginCapture(s));
   CHECK(simhipLaunchKernel(f[8], s));
   CHECK(simhipLaunchKernel(f[9], s));
   CHECK(simhipStreamEndCapture(s, &c));
-  simGraphExec_t e3;
-  CHECK(simhipGraphInstantiate(&e3, c));
-  for (int i = 0; i < 3; ++i) CHECK(simhipGraphLaunch(e3, s));
+  Replay(Instantiate(c), s, 3);
   simGraph_t d;
   nodescope_range_push("edited");
   CHECK(simhipStreamBeginCapture(s));
@@ -89,9 +71,7 @@ int Scopes() {
   nodescope_range_pop();
   simGraphNode_t extra;
   CHECK(simhipGraphAddKernelNode(&extra, d, nullptr, 0, f[12]));
-  simGraphExec_t e4;
-  CHECK(simhipGraphInstantiate(&e4, d));
-  for (int i = 0; i < 3; ++i) CHECK(simhipGraphLaunch(e4, s));
+  Replay(Instantiate(d), s, 3);
   simGraph_t k;
   CHECK(simhipGraphCreate(&k));
   simGraphNode_t ka, kb, kc;
@@ -102,9 +82,7 @@ int Scopes() {
   nodescope_range_pop();
   nodescope_range_pop();
   CHECK(simhipGraphAddKernelNode(&kc, k, &kb, 1, f[15]));
-  simGraphExec_t e5;
-  CHECK(simhipGraphInstantiate(&e5, k));
-  for (int i = 0; i < 4; ++i) CHECK(simhipGraphLaunch(e5, s));
+  Replay(Instantiate(k), s, 4);
   simGraph_t fan;
   CHECK(simhipGraphCreate(&fan));
   simGraphNode_t fa, fb, fc;
@@ -113,9 +91,7 @@ int Scopes() {
   CHECK(simhipGraphAddKernelNode(&fb, fan, &fa, 1, f[17]));
   CHECK(simhipGraphAddKernelNode(&fc, fan, &fa, 1, f[18]));
   nodescope_range_pop();
-  simGraphExec_t e6;
-  CHECK(simhipGraphInstantiate(&e6, fan));
-  for (int i = 0; i < 2; ++i) CHECK(simhipGraphLaunch(e6, s));
+  Replay(Instantiate(fan), s, 2);
   CHECK(simhipStreamSynchronize(s));
   return 0;
 }
@@ -130,9 +106,7 @@ int Forked() {
   const char* names[] = {"fk_a", "fk_b", "fk_c", "fk_d", "fk_e", "am_a"};
   simFunction_t f[6];
   CHECK(simhipModuleLoad(names, 6, f));
-  simStream_t a, b;
-  CHECK(simhipStreamCreate(&a));
-  CHECK(simhipStreamCreate(&b));
+  simStream_t a = Stream(), b = Stream();
   simEvent_t fork, join;
   CHECK(simhipEventCreate(&fork));
   CHECK(simhipEventCreate(&join));
@@ -152,9 +126,7 @@ int Forked() {
   CHECK(simhipLaunchKernel(f[4], a));
   CHECK(simhipStreamEndCapture(a, &g));
   nodescope_range_pop();
-  simGraphExec_t e;
-  CHECK(simhipGraphInstantiate(&e, g));
-  for (int i = 0; i < 5; ++i) CHECK(simhipGraphLaunch(e, a));
+  Replay(Instantiate(g), a, 5);
   simGraph_t amb;
   CHECK(simhipStreamBeginCapture(a));
   nodescope_range_push("x");
@@ -168,9 +140,7 @@ int Forked() {
   CHECK(simhipEventRecord(join, b));
   CHECK(simhipStreamWaitEvent(a, join, 0));
   CHECK(simhipStreamEndCapture(a, &amb));
-  simGraphExec_t e2;
-  CHECK(simhipGraphInstantiate(&e2, amb));
-  for (int i = 0; i < 3; ++i) CHECK(simhipGraphLaunch(e2, a));
+  Replay(Instantiate(amb), a, 3);
   CHECK(simhipStreamSynchronize(a));
   return 0;
 }
@@ -191,14 +161,8 @@ int Service(long n, long per_ms) {
   const char* names[] = {"service_k"};
   simFunction_t f[1];
   CHECK(simhipModuleLoad(names, 1, f));
-  simStream_t s;
-  CHECK(simhipStreamCreate(&s));
-  simGraph_t g;
-  CHECK(simhipGraphCreate(&g));
-  simGraphNode_t node;
-  CHECK(simhipGraphAddKernelNode(&node, g, nullptr, 0, f[0]));
-  simGraphExec_t e;
-  CHECK(simhipGraphInstantiate(&e, g));
+  simStream_t s = Stream();
+  simGraphExec_t e = Instantiate(Chain({f[0]}));
   for (long i = 1; i <= n; ++i) {
     nodescope_range_push("request");
     if (i % 1000 == 0) CHECK(simhipGraphLaunch(e, s));
@@ -234,24 +198,14 @@ int main(int argc, char** argv) {
   const char* names[] = {"ranges_direct", "ranges_g0", "ranges_g1", "ranges_g2"};
   simFunction_t f[4];
   CHECK(simhipModuleLoad(names, 4, f));
-  simStream_t s;
-  CHECK(simhipStreamCreate(&s));
-  simGraph_t g;
-  CHECK(simhipGraphCreate(&g));
-  simGraphNode_t prev = nullptr;
-  for (int i = 1; i < 4; ++i) {
-    simGraphNode_t node;
-    CHECK(simhipGraphAddKernelNode(&node, g, prev ? &prev : nullptr, prev ? 1 : 0, f[i]));
-    prev = node;
-  }
-  simGraphExec_t e;
-  CHECK(simhipGraphInstantiate(&e, g));
+  simStream_t s = Stream();
+  simGraphExec_t e = Instantiate(Chain({f[1], f[2], f[3]}));
   if (roctx) push("roctx_outer");
   push(roctx ? "roctx_direct" : "direct");
   for (int i = 0; i < 5; ++i) CHECK(simhipLaunchKernel(f[0], s));
   pop();
   push(roctx ? "roctx_replays" : "replays");
-  for (int i = 0; i < 10; ++i) CHECK(simhipGraphLaunch(e, s));
+  Replay(e, s, 10);
   pop();
   if (roctx) {
     pop();

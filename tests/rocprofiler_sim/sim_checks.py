@@ -6,15 +6,17 @@ import argparse
 import os
 import sys
 
+# The range scripts' size: how many ranges the service pushes.
+RANGES = {"flag": "--ranges", "type": int, "default": 4_000_000}
+
 
 def parse_args(*extra):
-    """--nodescope, --program, --sim-lib-dir and --ranges, then `extra` (argparse.add_argument
-    keyword dicts with a "flag" key)."""
+    """--nodescope, --program and --sim-lib-dir, then `extra` (argparse.add_argument keyword
+    dicts with a "flag" key, as RANGES)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--nodescope", required=True)
     parser.add_argument("--program", required=True)
     parser.add_argument("--sim-lib-dir", required=True)
-    parser.add_argument("--ranges", type=int, default=4_000_000)
     for e in extra:
         e = dict(e)
         parser.add_argument(e.pop("flag"), **e)

@@ -24,19 +24,21 @@ bool SameTopology(const SimGraphExec& exec, const SimGraph& graph) {
   return true;
 }
 
-// Adds a node of `graph` after `deps` (which must be its own); null on a foreign dependency.
-SimGraphNode* AddNode(SimGraph* graph, const simGraphNode_t* deps, size_t num_deps,
-                      const SimFunction* function, const SimNodeOp& op) {
+// Adds a node of `graph` after `deps` (which must be its own) and sets *node to it, as the
+// hipGraphAdd*Node calls do; simErrorInvalidValue (*node untouched) on a foreign dependency.
+int AddNode(simGraphNode_t* node, SimGraph* graph, const simGraphNode_t* deps, size_t num_deps,
+            const SimFunction* function, const SimNodeOp& op) {
   std::vector<size_t> indices;
   for (size_t i = 0; i < num_deps; ++i) {
-    if (deps[i]->graph != graph) return nullptr;
+    if (deps[i]->graph != graph) return simErrorInvalidValue;
     indices.push_back(deps[i]->index);
   }
   graph->nodes.push_back(std::make_unique<SimGraphNode>(SimGraphNode{graph, graph->nodes.size()}));
   graph->functions.push_back(function);
   graph->ops.push_back(op);
   graph->deps.push_back(indices);
-  return graph->nodes.back().get();
+  *node = graph->nodes.back().get();
+  return simSuccess;
 }
 
 const SimFunction* BlitKernel(int which) {
@@ -113,10 +115,7 @@ int simhipGraphAddKernelNode(simGraphNode_t* node, simGraph_t graph, const simGr
   args.hipGraphAddKernelNode.numDependencies = num_deps;
   args.hipGraphAddKernelNode.pNodeParams = &function;  // not hipKernelNodeParams
   ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddKernelNode, args);
-  SimGraphNode* added = AddNode(graph, deps, num_deps, function, SimNodeOp{});
-  if (added == nullptr) return call.Return(simErrorInvalidValue);
-  *node = added;
-  return call.Return(simSuccess);
+  return call.Return(AddNode(node, graph, deps, num_deps, function, SimNodeOp{}));
 }
 
 int simhipGraphAddMemcpyNode1D(simGraphNode_t* node, simGraph_t graph, const simGraphNode_t* deps,
@@ -142,11 +141,8 @@ int simhipGraphAddMemcpyNode1D(simGraphNode_t* node, simGraph_t graph, const sim
   op.bytes = bytes;
   op.dst = dst;
   op.src = src;
-  SimGraphNode* added = AddNode(graph, deps, num_deps,
-                                op.kind == SimNodeOp::kCopyBlit ? sim::CopyKernel() : nullptr, op);
-  if (added == nullptr) return call.Return(simErrorInvalidValue);
-  *node = added;
-  return call.Return(simSuccess);
+  return call.Return(AddNode(node, graph, deps, num_deps,
+                             op.kind == SimNodeOp::kCopyBlit ? sim::CopyKernel() : nullptr, op));
 }
 
 int simhipGraphAddMemsetNode(simGraphNode_t* node, simGraph_t graph, const simGraphNode_t* deps,
@@ -168,10 +164,7 @@ int simhipGraphAddMemsetNode(simGraphNode_t* node, simGraph_t graph, const simGr
   op.kind = SimNodeOp::kMemset;
   op.bytes = bytes;
   op.dst = dst;
-  SimGraphNode* added = AddNode(graph, deps, num_deps, sim::FillKernel(), op);
-  if (added == nullptr) return call.Return(simErrorInvalidValue);
-  *node = added;
-  return call.Return(simSuccess);
+  return call.Return(AddNode(node, graph, deps, num_deps, sim::FillKernel(), op));
 }
 
 int simhipGraphDestroy(simGraph_t graph) {

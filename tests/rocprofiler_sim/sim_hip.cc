@@ -134,26 +134,33 @@ constexpr rocprofiler_memory_copy_operation_t kDirection[] = {
     ROCPROFILER_MEMORY_COPY_HOST_TO_HOST, ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE,
     ROCPROFILER_MEMORY_COPY_DEVICE_TO_HOST, ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE};
 
+// A copy of `bytes` of simMemcpyKind `kind` on `stream`'s device as the SDK's async-copy wrapper
+// reports it: the request callback on this thread, this thread's latest correlation id, and a
+// record timed by the copy engine, starting no earlier than `not_before`. Returns its end.
+uint64_t EmitCopy(const SimStream& stream, int kind, const void* dst, const void* src, size_t bytes,
+                  uint64_t not_before) {
+  const rocprofiler_memory_copy_operation_t direction = kDirection[kind];
+  const sim::Correlation c =
+      sim::CorrelateAsync(ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY, direction);
+  const uint64_t gpu = R().devices[static_cast<size_t>(stream.device)].agent;
+  const bool src_host = kind == simMemcpyHostToHost || kind == simMemcpyHostToDevice;
+  const bool dst_host = kind == simMemcpyHostToHost || kind == simMemcpyDeviceToHost;
+  const uint64_t start = std::max(sim::BootNs() + 1000, not_before);
+  const uint64_t end = start + 500 + bytes / 16;
+  sim::EmitMemoryCopy(c, direction, dst_host ? 1 : gpu, src_host ? 1 : gpu, bytes, dst, src, start,
+                      end);
+  return end;
+}
+
 // An SDMA copy node in its turn: the launching thread rings its queue (the packets before the
-// copy must be written for the copy to wait on them), then submits the copy itself, which is the
-// SDK's async-copy wrapper: the request callback on this thread, this thread's latest correlation
-// id (the hipGraphLaunch), and a record timed by the copy engine, after the queue's work.
+// copy must be written for the copy to wait on them), then submits the copy itself (the
+// correlation id it takes is the hipGraphLaunch's), after the queue's work.
 void CopyNode(SimStream* stream, const SimNodeOp& op) {
   HwQueue& queue = *stream->queue;
   std::lock_guard<std::mutex> lock(queue.mutex);
   Drain(queue);
-  const rocprofiler_memory_copy_operation_t direction = kDirection[op.copy_kind];
-  const sim::Correlation c =
-      sim::CorrelateAsync(ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY, direction);
-  const uint64_t gpu = R().devices[static_cast<size_t>(stream->device)].agent;
-  const bool src_host =
-      op.copy_kind == simMemcpyHostToHost || op.copy_kind == simMemcpyHostToDevice;
-  const bool dst_host =
-      op.copy_kind == simMemcpyHostToHost || op.copy_kind == simMemcpyDeviceToHost;
-  const uint64_t start = std::max(sim::BootNs() + 1000, queue.busy_until_ns);
-  queue.busy_until_ns = start + 500 + op.bytes / 16;
-  sim::EmitMemoryCopy(c, direction, dst_host ? 1 : gpu, src_host ? 1 : gpu, op.bytes, op.dst,
-                      op.src, start, queue.busy_until_ns);
+  queue.busy_until_ns =
+      EmitCopy(*stream, op.copy_kind, op.dst, op.src, op.bytes, queue.busy_until_ns);
 }
 
 void Ring(SimStream* stream) {
@@ -340,15 +347,7 @@ int simhipMemcpyAsync(void* dst, const void* src, size_t bytes, int kind, simStr
   args.hipMemcpyAsync = {dst, src, bytes, kind, stream};
   ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyAsync, args);
   if (kind < 0 || kind > 3) return call.Return(simErrorInvalidValue);
-  const rocprofiler_memory_copy_operation_t direction = kDirection[kind];
-  const sim::Correlation c =
-      sim::CorrelateAsync(ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY, direction);
-  const uint64_t gpu = R().devices[static_cast<size_t>(stream->device)].agent;
-  const bool src_host = kind == simMemcpyHostToHost || kind == simMemcpyHostToDevice;
-  const bool dst_host = kind == simMemcpyHostToHost || kind == simMemcpyDeviceToHost;
-  const uint64_t start = sim::BootNs() + 1000;
-  sim::EmitMemoryCopy(c, direction, dst_host ? 1 : gpu, src_host ? 1 : gpu, bytes, dst, src, start,
-                      start + 500 + bytes / 16);
+  EmitCopy(*stream, kind, dst, src, bytes, /*not_before=*/0);
   return call.Return(simSuccess);
 }
 

@@ -28,17 +28,9 @@
 #include <vector>
 
 #include "sim_hip.h"
+#include "sim_program_helpers.h"
 
 namespace {
-
-#define CHECK(call)                                                                    \
-  do {                                                                                 \
-    int err_ = (call);                                                                 \
-    if (err_ != simSuccess) {                                                          \
-      std::fprintf(stderr, "%s:%d: %s failed: %d\n", __FILE__, __LINE__, #call, err_); \
-      std::exit(1);                                                                    \
-    }                                                                                  \
-  } while (0)
 
 // Kernels named prefix0 .. prefix<n-1>, loaded on every device.
 std::vector<simFunction_t> Kernels(const std::string& prefix, int n) {
@@ -49,19 +41,6 @@ std::vector<simFunction_t> Kernels(const std::string& prefix, int n) {
   std::vector<simFunction_t> functions(static_cast<size_t>(n));
   CHECK(simhipModuleLoad(c_names.data(), n, functions.data()));
   return functions;
-}
-
-simGraph_t Chain(const std::vector<simFunction_t>& kernels, std::vector<simGraphNode_t>* nodes) {
-  simGraph_t g;
-  CHECK(simhipGraphCreate(&g));
-  simGraphNode_t prev = nullptr;
-  for (simFunction_t k : kernels) {
-    simGraphNode_t node;
-    CHECK(simhipGraphAddKernelNode(&node, g, prev ? &prev : nullptr, prev ? 1 : 0, k));
-    if (nodes) nodes->push_back(node);
-    prev = node;
-  }
-  return g;
 }
 
 // root -> width kernels -> join: kernels[0] is the root, kernels[width + 1] the join.
@@ -78,22 +57,6 @@ simGraph_t Fan(const std::vector<simFunction_t>& kernels, int width) {
   CHECK(simhipGraphAddKernelNode(&join, g, mid.data(), mid.size(),
                                  kernels[static_cast<size_t>(width + 1)]));
   return g;
-}
-
-simGraphExec_t Instantiate(simGraph_t g) {
-  simGraphExec_t e;
-  CHECK(simhipGraphInstantiate(&e, g));
-  return e;
-}
-
-void Replay(simGraphExec_t e, simStream_t s, int n) {
-  for (int i = 0; i < n; ++i) CHECK(simhipGraphLaunch(e, s));
-}
-
-simStream_t Stream() {
-  simStream_t s;
-  CHECK(simhipStreamCreate(&s));
-  return s;
 }
 
 // One thread per exec, all starting together, each replaying its exec `replays` times on its

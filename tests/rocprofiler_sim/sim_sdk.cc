@@ -91,6 +91,23 @@ rocprofiler_user_data_t External(int index, uint64_t thread,
   return Pushed(context, thread);
 }
 
+// Context `index`'s callback for (kind, operation) at `phase`, on this thread, if it asked for it.
+void CallbackTo(int index, rocprofiler_callback_tracing_kind_t kind, int32_t operation,
+                rocprofiler_callback_phase_t phase, void* payload,
+                rocprofiler_user_data_t* user_data, rocprofiler_correlation_id_t correlation = {}) {
+  const CallbackService& service = g_contexts[index].callbacks[kind];
+  if (service.callback == nullptr || !Wants(service.operations, operation)) return;
+  rocprofiler_callback_tracing_record_t record{};
+  record.context_id.handle = static_cast<uint64_t>(index + 1);
+  record.thread_id = ThreadId();
+  record.correlation_id = correlation;
+  record.kind = kind;
+  record.operation = operation;
+  record.phase = phase;
+  record.payload = payload;
+  service.callback(record, user_data, service.data);
+}
+
 }  // namespace
 
 void SetConfiguring(bool configuring) { g_configuring = configuring; }
@@ -136,18 +153,9 @@ ApiCall::ApiCall(rocprofiler_hip_runtime_api_id_t operation, const rocprofiler_h
     external_[i] =
         sim::External(i, thread_id_, ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HIP_RUNTIME_API,
                       operation_, internal_);
-    const CallbackService& service =
-        g_contexts[i].callbacks[ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API];
-    if (service.callback == nullptr || !Wants(service.operations, operation_)) continue;
-    rocprofiler_callback_tracing_record_t record{};
-    record.context_id.handle = static_cast<uint64_t>(i + 1);
-    record.thread_id = thread_id_;
-    record.correlation_id = {internal_, external_[i], outer_ ? outer_->internal_ : 0};
-    record.kind = ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API;
-    record.operation = operation_;
-    record.phase = ROCPROFILER_CALLBACK_PHASE_ENTER;
-    record.payload = &data_;
-    service.callback(record, &user_data_[i], service.data);
+    CallbackTo(i, ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API, operation_,
+               ROCPROFILER_CALLBACK_PHASE_ENTER, &data_, &user_data_[i],
+               {internal_, external_[i], outer_ ? outer_->internal_ : 0});
   }
 }
 
@@ -158,19 +166,8 @@ ApiCall::~ApiCall() {
     if (!g_contexts[i].active.load(std::memory_order_acquire)) continue;
     const rocprofiler_correlation_id_t correlation{internal_, external_[i],
                                                    outer_ ? outer_->internal_ : 0};
-    const CallbackService& service =
-        g_contexts[i].callbacks[ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API];
-    if (service.callback != nullptr && Wants(service.operations, operation_)) {
-      rocprofiler_callback_tracing_record_t record{};
-      record.context_id.handle = static_cast<uint64_t>(i + 1);
-      record.thread_id = thread_id_;
-      record.correlation_id = correlation;
-      record.kind = ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API;
-      record.operation = operation_;
-      record.phase = ROCPROFILER_CALLBACK_PHASE_EXIT;
-      record.payload = &data_;
-      service.callback(record, &user_data_[i], service.data);
-    }
+    CallbackTo(i, ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API, operation_,
+               ROCPROFILER_CALLBACK_PHASE_EXIT, &data_, &user_data_[i], correlation);
     const BufferService& buffered =
         g_contexts[i].buffers[ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API];
     if (buffered.buffer != 0 && Wants(buffered.operations, operation_)) {
@@ -223,9 +220,17 @@ void Retire(uint64_t internal, uint64_t timestamp) {
 }
 
 namespace {
+// An async record (dispatch, copy) of `c`, its header filled here, to the contexts asking.
 template <typename Record>
 void Buffered(const Correlation& c, rocprofiler_buffer_tracing_kind_t kind, int32_t operation,
-              Record record) {
+              uint64_t start_ns, uint64_t end_ns, Record record) {
+  record.size = sizeof(record);
+  record.kind = kind;
+  record.operation = static_cast<decltype(record.operation)>(operation);
+  record.correlation_id.internal = c.internal;
+  record.thread_id = c.thread_id;
+  record.start_timestamp = start_ns;
+  record.end_timestamp = end_ns;
   if (c.call != nullptr) CurrentCall::AsyncEnd(*c.call, record.end_timestamp);
   const int n = g_context_count.load();
   for (int i = 0; i < n; ++i) {
@@ -244,17 +249,9 @@ void Callback(rocprofiler_callback_tracing_kind_t kind, int32_t operation,
   const int n = g_context_count.load();
   for (int i = 0; i < n; ++i) {
     if (!g_contexts[i].active.load(std::memory_order_acquire)) continue;
-    const CallbackService& service = g_contexts[i].callbacks[kind];
-    if (service.callback == nullptr || !Wants(service.operations, operation)) continue;
-    rocprofiler_callback_tracing_record_t record{};
-    record.context_id.handle = static_cast<uint64_t>(i + 1);
-    record.thread_id = ThreadId();
-    record.kind = kind;
-    record.operation = operation;
-    record.phase = phase;
-    record.payload = payload;
     rocprofiler_user_data_t user_data{.value = 0};
-    service.callback(record, user_data_slots ? &user_data_slots[i] : &user_data, service.data);
+    CallbackTo(i, kind, operation, phase, payload,
+               user_data_slots ? &user_data_slots[i] : &user_data);
   }
 }
 }  // namespace
@@ -262,36 +259,22 @@ void Callback(rocprofiler_callback_tracing_kind_t kind, int32_t operation,
 void EmitKernelDispatch(const Correlation& c, const rocprofiler_kernel_dispatch_info_t& info,
                         uint64_t start_ns, uint64_t end_ns) {
   rocprofiler_buffer_tracing_kernel_dispatch_record_t record{};
-  record.size = sizeof(record);
-  record.kind = ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH;
-  record.operation = ROCPROFILER_KERNEL_DISPATCH_COMPLETE;
-  record.correlation_id.internal = c.internal;
-  record.thread_id = c.thread_id;
-  record.start_timestamp = start_ns;
-  record.end_timestamp = end_ns;
   record.dispatch_info = info;
   record.dispatch_info.size = offsetof(rocprofiler_kernel_dispatch_info_t, reserved_padding);
   Buffered(c, ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH, ROCPROFILER_KERNEL_DISPATCH_COMPLETE,
-           record);
+           start_ns, end_ns, record);
 }
 
 void EmitMemoryCopy(const Correlation& c, rocprofiler_memory_copy_operation_t direction,
                     uint64_t dst_agent, uint64_t src_agent, uint64_t bytes, const void* dst,
                     const void* src, uint64_t start_ns, uint64_t end_ns) {
   rocprofiler_buffer_tracing_memory_copy_record_t record{};
-  record.size = sizeof(record);
-  record.kind = ROCPROFILER_BUFFER_TRACING_MEMORY_COPY;
-  record.operation = direction;
-  record.correlation_id.internal = c.internal;
-  record.thread_id = c.thread_id;
-  record.start_timestamp = start_ns;
-  record.end_timestamp = end_ns;
   record.dst_agent_id.handle = dst_agent;
   record.src_agent_id.handle = src_agent;
   record.bytes = bytes;
   record.dst_address.ptr = dst;
   record.src_address.ptr = src;
-  Buffered(c, ROCPROFILER_BUFFER_TRACING_MEMORY_COPY, direction, record);
+  Buffered(c, ROCPROFILER_BUFFER_TRACING_MEMORY_COPY, direction, start_ns, end_ns, record);
 }
 
 void EmitStream(rocprofiler_hip_stream_operation_t operation, rocprofiler_callback_phase_t phase,
