@@ -244,6 +244,7 @@ class Writer {
     Time(r.start_ns, r.end_ns);
     out_.Field(",\"args\":{\"External id\":", r.id);
     if ((r.flags & kRangeOpenAtEnd) != 0) out_.Raw(",\"open at end\":true");
+    if ((r.flags & kRangeThreadExited) != 0) out_.Raw(",\"ended at thread exit\":true");
     if ((r.flags & kRangeCrossThread) != 0) {
       out_.Field(",\"end tid\":", r.end_tid);
     }

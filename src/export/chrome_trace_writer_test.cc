@@ -115,18 +115,21 @@ TEST(ChromeTraceWriter, NoFlowWithoutMatchingCall) {
 TEST(ChromeTraceWriter, DropsAndCountersInMetadata) {
   std::string json = Write(SampleTrace());
   EXPECT_NE(json.find(R"(  "nodescope": {"version":")"), std::string::npos);
-  EXPECT_NE(json.find(R"("dropped_records":{"vendor_dropped":3,"buffers_refused":1,)"
-                      R"("store_full":2,"unknown_records":5,"total":5},"ranges":{"recorded":0,)"
-                      R"("unbalanced_pops":0,"open_at_end":0,"ended_on_other_thread":0,)"
-                      R"("unknown_ends":0,"dropped":0,"device_spans":0},"graph_execs":1},)"),
-            std::string::npos);
+  EXPECT_NE(
+      json.find(
+          R"("dropped_records":{"vendor_dropped":3,"buffers_refused":1,)"
+          R"("store_full":2,"unknown_records":5,"total":5},"ranges":{"recorded":0,)"
+          R"("unbalanced_pops":0,"open_at_end":0,"ended_on_other_thread":0,)"
+          R"("ended_at_thread_exit":0,"unknown_ends":0,"dropped":0,"device_spans":0},"graph_execs":1},)"),
+      std::string::npos);
   EXPECT_NE(json.find("\n  \"cupti_version\": 130001,\n"), std::string::npos);
 }
 
 TEST(ChromeTraceWriter, RangeCountersInMetadata) {
   std::string json = Write(RangesTrace());
-  EXPECT_NE(json.find(R"("ranges":{"recorded":6,"unbalanced_pops":1,"open_at_end":1,)"
-                      R"("ended_on_other_thread":1,"unknown_ends":2,"dropped":3,"device_spans":8},)"
+  EXPECT_NE(json.find(R"("ranges":{"recorded":7,"unbalanced_pops":1,"open_at_end":1,)"
+                      R"("ended_on_other_thread":1,"ended_at_thread_exit":1,"unknown_ends":2,)"
+                      R"("dropped":3,"device_spans":8},)"
                       R"("unresolved_range_links":1})"),
             std::string::npos);
 }
@@ -134,7 +137,7 @@ TEST(ChromeTraceWriter, RangeCountersInMetadata) {
 TEST(ChromeTraceWriter, UserRangesOnTheirThreads) {
   std::string json = Write(RangesTrace());
   std::vector<std::string> cpu = LinesWith(json, R"("cat":"user_annotation")");
-  ASSERT_EQ(cpu.size(), 6u);
+  ASSERT_EQ(cpu.size(), 7u);
   EXPECT_EQ(LinesWith(json, R"j("name":"step \"1\"\n","pid":4242,"tid":4243,"ts":1.000,)j"
                             R"j("dur":149.000,"args":{"External id":1}})j")
                 .size(),
@@ -143,6 +146,10 @@ TEST(ChromeTraceWriter, UserRangesOnTheirThreads) {
   EXPECT_EQ(LinesWith(json, R"("args":{"External id":3,"end tid":4244}})").size(), 1u);
   EXPECT_EQ(LinesWith(json, R"("tid":4244,"ts":95.000,"dur":105.000,)"
                             R"("args":{"External id":4,"open at end":true}})")
+                .size(),
+            1u);
+  EXPECT_EQ(LinesWith(json, R"("tid":4244,"ts":91.000,"dur":3.000,)"
+                            R"("args":{"External id":7,"ended at thread exit":true}})")
                 .size(),
             1u);
 }

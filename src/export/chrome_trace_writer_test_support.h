@@ -168,6 +168,7 @@ inline Trace RangesTrace() {
   t.range_counters = {.unbalanced_pops = 1,
                       .open_at_end = 1,
                       .ended_on_other_thread = 1,
+                      .ended_at_thread_exit = 1,
                       .unknown_ends = 2,
                       .dropped = 3};
 
@@ -184,6 +185,9 @@ inline Trace RangesTrace() {
   UserRange open = Range(t, 4, 0, "still open", 4244, kBase + 95000, t.end_ns);
   open.flags = kRangeOpenAtEnd;
   t.ranges.push_back(open);
+  UserRange exited = Range(t, 7, 0, "worker body", 4244, kBase + 91000, kBase + 94000);
+  exited.flags = kRangeThreadExited;
+  t.ranges.push_back(exited);
 
   t.api.push_back(
       Api(t, ApiDomain::kRuntime, "cudaLaunchKernel", 4243, 21, 211, kBase + 4000, kBase + 5000));

@@ -110,6 +110,7 @@ void WriteNodescopeObject(const Trace& t, JsonOutput& out) {
   UintFields({{"unbalanced_pops", r.unbalanced_pops},
               {"open_at_end", r.open_at_end},
               {"ended_on_other_thread", r.ended_on_other_thread},
+              {"ended_at_thread_exit", r.ended_at_thread_exit},
               {"unknown_ends", r.unknown_ends},
               {"dropped", r.dropped},
               {"device_spans", t.device_spans.size()}},

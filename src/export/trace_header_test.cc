@@ -22,8 +22,8 @@ TEST(TraceHeader, EmptyTrace) {
       << h;
   EXPECT_NE(h.find(R"("dropped_records":{"vendor_dropped":0,"buffers_refused":0,"store_full":0,)"
                    R"("unknown_records":0,"total":0},"ranges":{"recorded":0,"unbalanced_pops":0,)"
-                   R"("open_at_end":0,"ended_on_other_thread":0,"unknown_ends":0,"dropped":0,)"
-                   R"("device_spans":0}},)"
+                   R"("open_at_end":0,"ended_on_other_thread":0,"ended_at_thread_exit":0,)"
+                   R"("unknown_ends":0,"dropped":0,"device_spans":0}},)"
                    "\n  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": 42,\n"),
             std::string::npos)
       << h;
@@ -35,6 +35,7 @@ TEST(TraceHeader, CountersAttributionVersionsAndDevices) {
   t.range_counters = {.unbalanced_pops = 1,
                       .open_at_end = 2,
                       .ended_on_other_thread = 3,
+                      .ended_at_thread_exit = 6,
                       .unknown_ends = 4,
                       .dropped = 5};
   t.counters = {{"graph_execs", 7}};
@@ -51,7 +52,8 @@ TEST(TraceHeader, CountersAttributionVersionsAndDevices) {
   t.devices.push_back(d);
   const std::string h = Header(t);
   EXPECT_NE(h.find(R"("ranges":{"recorded":0,"unbalanced_pops":1,"open_at_end":2,)"
-                   R"("ended_on_other_thread":3,"unknown_ends":4,"dropped":5,"device_spans":0},)"
+                   R"("ended_on_other_thread":3,"ended_at_thread_exit":6,"unknown_ends":4,)"
+                   R"("dropped":5,"device_spans":0},)"
                    R"("graph_execs":7,"attribution":{"mode":"native","new_node_ids":2,)"
                    R"("graph_ids_past_limit":4,)"
                    R"("withheld":{"exec_changed":3,"identity \"mismatch\"":1}}},)"),

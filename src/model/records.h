@@ -147,9 +147,10 @@ static_assert(sizeof(ExternalCorrelation) == 16);
 
 // A user range (nodescope's API, NVTX, a framework) as it ran on the CPU.
 enum RangeFlags : uint8_t {
-  kRangeStartEnd = 1,     // a Start/End range (not push/pop): may end on another thread
-  kRangeOpenAtEnd = 2,    // still open when tracing stopped: closed at the trace's end
-  kRangeCrossThread = 4,  // ended on another thread than it started on
+  kRangeStartEnd = 1,      // a Start/End range (not push/pop): may end on another thread
+  kRangeOpenAtEnd = 2,     // still open when tracing stopped: closed at the trace's end
+  kRangeCrossThread = 4,   // ended on another thread than it started on
+  kRangeThreadExited = 8,  // a push/pop range its thread ended inside: closed when it ended
 };
 struct UserRange {
   uint64_t id;         // unique in the trace: the "External id" linking CPU and device spans

@@ -67,6 +67,7 @@ struct RangeCounters {
   uint64_t unbalanced_pops = 0;        // a pop with no range open on that thread
   uint64_t open_at_end = 0;            // closed at the trace's end
   uint64_t ended_on_other_thread = 0;  // Start/End ranges ended by another thread
+  uint64_t ended_at_thread_exit = 0;   // push/pop ranges closed when their thread ended
   uint64_t unknown_ends = 0;           // an End for an id never started (or ended twice)
   uint64_t dropped = 0;                // ranges not recorded (per-thread log full)
   uint64_t ring_released = 0;          // ring mode: slot reused for a newer range (not a drop)

@@ -21,6 +21,8 @@ constexpr uint32_t kSlotsPerChunk = 4096;
 constexpr uint32_t kMaxChunks = 1u << 12;  // 16 M ranges per thread
 constexpr int kMaxDepth = 256;
 constexpr size_t kArenaChunk = 256 * 1024;
+// The end tid of a push/pop range closed because its thread ended inside it (no thread has -1).
+constexpr uint32_t kThreadExitTid = ~0u;
 
 struct Slot {
   uint64_t id;
@@ -111,6 +113,16 @@ class RangeRecorder::ThreadLog {
     overflow_ = 0;
     listener_generation_ = 0;
   }
+  // Ends a push/pop range of this log (owner thread).
+  void EndPushed(uint64_t id, uint32_t end_tid, uint64_t end_ns) {
+    if (id == 0) return;
+    if (RangeRing::IsRingId(id)) {
+      ring_.load(std::memory_order_relaxed)->EndOwn(id, end_tid, end_ns);
+    } else if (Slot* slot = At(static_cast<uint32_t>(id & 0xffffffffu) - 1)) {
+      slot->end_tid.store(end_tid, std::memory_order_relaxed);
+      slot->end_ns.store(end_ns, std::memory_order_release);
+    }
+  }
 
   const uint32_t index_;
   uint32_t tid_;  // the owner's, owner thread only
@@ -137,6 +149,16 @@ RangeRecorder& RangeRecorder::Get() {
 }
 
 namespace {
+// Push/pop ranges a thread ends inside can never be popped: they end at its exit, marked so,
+// rather than stay open to the trace's end (and, in ring mode, pin their slots in the log the next
+// thread takes over). Not on the main thread: its exit is the process's ("open at end").
+void EndRangesAtThreadExit(RangeRecorder::ThreadLog* log) {
+  if (log->tid_ == static_cast<uint32_t>(getpid())) return;
+  const uint64_t now = NowNs();
+  for (int i = log->depth_ - 1; i >= 0; --i) log->EndPushed(log->stack_[i], kThreadExitTid, now);
+  log->depth_ = 0;
+}
+
 // Hands the thread's log back when the thread ends (made on the slow path only, so the hot path
 // reads a plain thread_local pointer).
 struct LogReturner {
@@ -145,6 +167,7 @@ struct LogReturner {
     t_log = nullptr;
     t_exited = true;
     if (log == nullptr) return;
+    EndRangesAtThreadExit(log);
     std::lock_guard<std::mutex> lock(g_threads_mu);
     if (g_free_logs == nullptr) g_free_logs = new std::vector<RangeRecorder::ThreadLog*>();
     g_free_logs->push_back(log);
@@ -271,12 +294,7 @@ void RangeRecorder::Pop() {
   }
   uint64_t id = log->stack_[--log->depth_];
   if (id == 0) return;
-  if (RangeRing::IsRingId(id)) {
-    log->ring_.load(std::memory_order_relaxed)->EndOwn(id, log->tid_, NowNs());
-  } else if (Slot* slot = log->At(static_cast<uint32_t>(id & 0xffffffffu) - 1)) {
-    slot->end_tid.store(log->tid_, std::memory_order_relaxed);
-    slot->end_ns.store(NowNs(), std::memory_order_release);
-  }
+  log->EndPushed(id, log->tid_, NowNs());
   if (log->notified_[log->depth_]) {
     if (const Listener* l = listener_.load(std::memory_order_acquire)) l->on_pop(id);
   }
@@ -421,7 +439,11 @@ void RangeRecorder::Collect(Trace& trace, uint64_t since_ns, uint64_t until_ns,
       } else {
         r.end_ns = s.end_ns;
         r.end_tid = s.end_tid;
-        if (r.end_tid != 0 && r.end_tid != r.tid) {
+        if (r.end_tid == kThreadExitTid) {
+          r.end_tid = tid;
+          r.flags |= kRangeThreadExited;
+          ++trace.range_counters.ended_at_thread_exit;
+        } else if (r.end_tid != 0 && r.end_tid != r.tid) {
           r.flags |= kRangeCrossThread;
           ++trace.range_counters.ended_on_other_thread;
         }

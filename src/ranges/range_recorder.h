@@ -8,6 +8,8 @@
 // that leaves its ring before a part collected it as unwritten.
 // A thread's log is handed back when the thread ends and taken over by the next new thread, so
 // the memory for logs follows the threads alive at once, not every thread the program ever had.
+// Push/pop ranges a thread (other than the main one) ends inside are closed at its end and
+// marked kRangeThreadExited: no one can pop them later.
 #pragma once
 
 #include <atomic>

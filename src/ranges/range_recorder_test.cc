@@ -129,6 +129,41 @@ TEST_F(RangeRecorderTest, RangesOpenAtTheEndAreClosedThere) {
   EXPECT_GE(t.range_counters.open_at_end, 1u);
 }
 
+TEST_F(RangeRecorderTest, RangesAThreadEndsInsideAreClosedAtItsExit) {
+  const RangeRecorder::CounterValues baseline = rec_.counter_values();
+  uint32_t tid = 0;
+  uint64_t pushed_ns = 0;
+  std::thread([&] {
+    tid = static_cast<uint32_t>(gettid());
+    rec_.Push("exits inside");
+    rec_.Push("exits inside, nested");
+    pushed_ns = NowNs();
+  }).join();
+  const uint64_t joined_ns = NowNs();
+  Trace t;
+  rec_.Collect(t, since_, NowNs(), baseline);
+  auto m = ByName(t);
+  for (const char* name : {"exits inside", "exits inside, nested"}) {
+    ASSERT_EQ(m.count(name), 1u) << name;
+    const UserRange& r = m[name];
+    EXPECT_EQ(r.flags, kRangeThreadExited) << name;  // not open at end, not cross-thread
+    EXPECT_EQ(r.tid, tid);
+    EXPECT_EQ(r.end_tid, tid);
+    EXPECT_GE(r.end_ns, pushed_ns);
+    EXPECT_LE(r.end_ns, joined_ns);
+  }
+  EXPECT_EQ(m["exits inside"].end_ns, m["exits inside, nested"].end_ns);
+  EXPECT_EQ(t.range_counters.ended_at_thread_exit, 2u);
+  EXPECT_EQ(t.range_counters.open_at_end, 0u);
+  // The next thread takes the log over with nothing open: its first push is a top-level range.
+  std::thread([&] {
+    rec_.Push("after the takeover");
+    rec_.Pop();
+  }).join();
+  Trace after = Collect();
+  EXPECT_EQ(ByName(after)["after the takeover"].parent_id, 0u);
+}
+
 std::vector<std::pair<char, uint64_t>>* g_calls = nullptr;
 void OnPush(uint64_t id) { g_calls->push_back({'+', id}); }
 void OnPop(uint64_t id) { g_calls->push_back({'-', id}); }

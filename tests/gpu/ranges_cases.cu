@@ -1,7 +1,8 @@
 // GPU reproduction program for user ranges through NVTX, run under `nodescope run`:
 // NVTX ranges around plain launches and around graph replays, a graph captured under nested
 // ranges and replayed 50 times, a second exec of the same graph, Start/End ranges ending on
-// another thread, a domain with a registered string, an unbalanced pop and a range left open.
+// another thread, a domain with a registered string, a worker thread that ends inside its range,
+// an unbalanced pop and a range left open.
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 
@@ -95,6 +96,13 @@ int main() {
   nvtxDomainRangePushEx(domain, &attr);
   k<101><<<1, 256, 0, s>>>(d);
   nvtxDomainRangePop(domain);
+
+  // A worker that ends inside its range (never popped: closed at its exit).
+  std::thread([&] {
+    nvtxRangePushA("worker exits inside");
+    k<102><<<1, 256, 0, s>>>(d);
+    CHECK(cudaStreamSynchronize(s));
+  }).join();
 
   nvtxRangePop();               // unbalanced: nothing open
   nvtxRangePushA("left open");  // never popped

@@ -21,7 +21,7 @@ by_name = collections.defaultdict(list)
 for e in cpu:
     by_name[e["name"]].append(e)
 for name in ("setup", "model", "layer.0", "layer.1", "replay", "replay2", "io", "registered",
-             "left open"):
+             "worker exits inside", "left open"):
     c.check(len(by_name[name]) == 1, f"one CPU user_annotation {name!r} (got {len(by_name[name])})")
 c.check(by_name["registered"] and by_name["registered"][0]["args"].get("domain") == "mydomain",
         "domain range carries its domain")
@@ -45,6 +45,21 @@ def span_matches(span, ks):
     return (pad > 0 and abs(span["ts"] + pad - lo) < 0.0005 and
             abs(span["ts"] + span["dur"] - pad - hi) < 0.0005)
 
+
+# A worker thread that ended inside its range.
+worker = by_name["worker exits inside"]
+c.check(worker and worker[0]["args"].get("ended at thread exit") is True
+        and "open at end" not in worker[0]["args"] and by_name["left open"]
+        and worker[0]["tid"] != by_name["left open"][0]["tid"],
+        f"range its worker thread ended inside is closed at the thread's exit and marked ({worker})")
+c.check(rc["ended_at_thread_exit"] == 1, f"1 range ended at thread exit counted ({rc})")
+worker_kernels = [k for k in kernels if "k<102>" in k["name"]]
+worker_spans = [s for s in gpu_spans if s["name"] == "worker exits inside"]
+c.check(len(worker_kernels) == 1 and worker and
+        worker_kernels[0]["args"].get("External id") == worker[0]["args"]["External id"],
+        "the worker's kernel links to its range")
+c.check(len(worker_spans) == 1 and span_matches(worker_spans[0], worker_kernels),
+        "the worker's range has one device span covering its kernel")
 
 # Runtime ranges: setup covers exactly its three kernels, replay exactly its 150.
 setup_kernels = [k for k in kernels if "k<100>" in k["name"]]
