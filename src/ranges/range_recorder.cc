@@ -467,7 +467,7 @@ void RangeRecorder::Collect(Trace& trace, uint64_t since_ns, uint64_t until_ns,
       r.flags = s->flags;
       add(r);
     }
-    if (const RangeRing* ring = log->ring_.load(std::memory_order_acquire)) {
+    if (RangeRing* ring = log->ring_.load(std::memory_order_acquire)) {
       ring->ForEachCollecting(part ? until_ns : 0, add);
     }
   }

@@ -72,12 +72,15 @@ uint64_t RangeRing::Record(uint64_t thread_bits, uint32_t tid, std::string_view 
       if (slot == nullptr) break;
     }
     Slot& s = *slot;
-    const uint32_t seq = s.seq.load(std::memory_order_relaxed);  // this thread (or the log's
-    // previous owner, before it handed the log over under a lock) wrote it
+    // This thread (or the log's previous owner, before it handed the log over under a lock)
+    // wrote the number; a part's reader may have set kWrittenBit since.
+    const uint32_t seq = s.seq.load(std::memory_order_relaxed) & ~kWrittenBit;
+    const uint64_t end_ns = seq != 0 ? s.end_ns.load(std::memory_order_acquire) : 0;
+    if (seq != 0 && end_ns == 0) continue;  // open: kept
+    // Taken from here on: after this exchange no reader marks the old range written.
+    const uint32_t was = s.seq.exchange((seq + 1) & ~kWrittenBit, std::memory_order_acq_rel);
     if (seq != 0) {
-      const uint64_t end_ns = s.end_ns.load(std::memory_order_acquire);
-      if (end_ns == 0) continue;  // open: kept
-      Bump(end_ns < written_until_ns || Collected(position, end_ns) ? released_ : unwritten_);
+      Bump((was & kWrittenBit) != 0 || end_ns < written_until_ns ? released_ : unwritten_);
     }
     std::string_view interned;
     if (!ranges_internal::InternRangeName(name, &interned)) [[unlikely]] {
@@ -85,7 +88,6 @@ uint64_t RangeRing::Record(uint64_t thread_bits, uint32_t tid, std::string_view 
       interned = kUnnamed;
     }
     const uint64_t id = thread_bits | kIdBit | (position & kPositionMask);
-    s.seq.store(seq + 1, std::memory_order_relaxed);
     s.tid.store(tid, std::memory_order_release);
     // Release stores: a reader that sees any of these values then sees the odd number above.
     s.id.store(id, std::memory_order_release);
@@ -98,7 +100,7 @@ uint64_t RangeRing::Record(uint64_t thread_bits, uint32_t tid, std::string_view 
     s.name_len.store(static_cast<uint32_t>(interned.size()), std::memory_order_release);
     s.domain.store(domain, std::memory_order_release);
     s.flags.store(flags, std::memory_order_release);
-    s.seq.store(seq + 2, std::memory_order_release);
+    s.seq.store((seq + 2) & ~kWrittenBit, std::memory_order_release);
     next_.store(position + 1, std::memory_order_release);
     return id;
   }

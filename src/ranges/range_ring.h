@@ -5,10 +5,11 @@
 //   owner thread: Record() takes the next slot; a slot whose range is still open (a push not yet
 //       popped, a Start not yet ended) is skipped and kept, never overwritten. A slot is written
 //       under its sequence number (odd while written, release stores), so a reader never mixes
-//       two ranges; reusing a slot counts the range it held as released, or, when it ended after
-//       the last streaming part was collected, as unwritten (never silently lost). A slot that a
-//       part's collect in progress has already read counts as released too when its range ended
-//       by that part's end (the collect publishes how far it has read).
+//       two ranges; reusing a slot counts the range it held as released when a streaming part
+//       wrote it or it ended before the last part's end, else as unwritten (never silently
+//       lost). Which of the two is decided by one atomic exchange on the sequence number, against
+//       the part's compare-and-swap that marks the range written (kWrittenBit): exactly one of
+//       them sees the other, so a range is never both written and counted unwritten.
 //   any thread: End() claims a Start/End range by its id (a compare-and-swap on the id, so an
 //       End for a range whose slot was since reused fails); ForEachCollecting() reads every whole
 //       range.
@@ -74,11 +75,10 @@ class RangeRing {
   bool EndStarted(uint64_t id, uint32_t tid, uint64_t end_ns);
   // Calls f(const RingRange&) for every whole range held, oldest first; a slot being rewritten
   // meanwhile is skipped (its range was released). For a streaming part that writes the ranges
-  // ended by `until_ns` (0: not a part): while it reads, a slot it has passed is reused with its
-  // range counted as released, not unwritten, when that range ended by `until_ns` (one part at
-  // a time).
+  // ended by `until_ns` (0: not a part), each range it hands f that ended by then is first
+  // marked written, so that reusing its slot later counts it as released, not unwritten.
   template <typename F>
-  void ForEachCollecting(uint64_t until_ns, F&& f) const;
+  void ForEachCollecting(uint64_t until_ns, F&& f);
   uint32_t capacity() const { return mask_ + 1; }
   uint64_t released() const { return released_.load(std::memory_order_relaxed); }
   uint64_t unnamed() const { return unnamed_.load(std::memory_order_relaxed); }
@@ -93,8 +93,10 @@ class RangeRing {
   static constexpr std::string_view kUnnamed = "(name not kept: range name table full)";
 
  private:
+  // In a slot's sequence number: a streaming part wrote its range (set by the part's reader).
+  static constexpr uint32_t kWrittenBit = 1u << 31;
   struct Slot {
-    std::atomic<uint32_t> seq;  // 0: never written; odd: being written
+    std::atomic<uint32_t> seq;  // 0: never written; odd: being written; | kWrittenBit
     std::atomic<uint32_t> tid;
     std::atomic<uint32_t> end_tid;
     std::atomic<uint64_t> id;
@@ -121,12 +123,6 @@ class RangeRing {
   }
   Slot* SlotOf(uint64_t id) const { return SlotAt(id & kPositionMask); }
   Slot* MapChunk(uint64_t position);  // owner thread only
-  // Whether the range ending at `end_ns` in the slot of `position` was read by the collect in
-  // progress (or the last one) and ended by its end: it is in that part.
-  bool Collected(uint64_t position, uint64_t end_ns) const {
-    return end_ns <= collect_until_ns_.load(std::memory_order_acquire) &&
-           position < collected_below_.load(std::memory_order_acquire);
-  }
 
   std::atomic<Slot*>* const chunks_;  // (capacity / chunk slots) pointers, mapped as needed
   const uint32_t mask_;
@@ -137,26 +133,15 @@ class RangeRing {
   std::atomic<uint64_t> unnamed_{0};
   std::atomic<uint64_t> unwritten_{0};
   std::atomic<uint64_t> marked_{1};  // next_ when a part last collected the ring
-  // A part's collect (ForEachCollecting): its end, and the position below which it has read. A
-  // line of their own: the reader stores the position per slot while the owner records.
-  alignas(64) mutable std::atomic<uint64_t> collect_until_ns_{0};
-  mutable std::atomic<uint64_t> collected_below_{0};
 };
 
 template <typename F>
-void RangeRing::ForEachCollecting(uint64_t until_ns, F&& f) const {
+void RangeRing::ForEachCollecting(uint64_t until_ns, F&& f) {
   const uint64_t next = next_.load(std::memory_order_acquire);
-  if (until_ns != 0) {
-    // Reset first: the owner, having seen the new end, sees this part's progress only.
-    collected_below_.store(0, std::memory_order_relaxed);
-    collect_until_ns_.store(until_ns, std::memory_order_release);
-  }
   for (uint64_t k = 0; k <= mask_; ++k) {
-    // Published after the slot before was read: a slot below it that the owner reuses was read.
-    if (until_ns != 0) collected_below_.store(next + k, std::memory_order_release);
-    const Slot* slot = SlotAt(next + k);
+    Slot* slot = SlotAt(next + k);
     if (slot == nullptr) continue;  // (a chunk not mapped yet)
-    const Slot& s = *slot;
+    Slot& s = *slot;
     const uint32_t seq = s.seq.load(std::memory_order_acquire);
     if (seq == 0 || (seq & 1) != 0) continue;
     RingRange r;
@@ -170,12 +155,22 @@ void RangeRing::ForEachCollecting(uint64_t until_ns, F&& f) const {
     const uint32_t name_len = s.name_len.load(std::memory_order_acquire);
     r.end_ns = s.end_ns.load(std::memory_order_acquire);
     r.end_tid = s.end_tid.load(std::memory_order_acquire);
-    // A field read from a later write makes this load see that write's odd number or later.
-    if (s.seq.load(std::memory_order_acquire) != seq) continue;
+    // A field read from a later write makes this load (or the exchange) see that write's odd
+    // number or later. A part marks what it writes with its end: if the owner reuses the slot
+    // first, the compare-and-swap fails and the range, counted by the owner, is not handed on.
+    const bool written = until_ns != 0 && r.end_ns != 0 && r.end_ns <= until_ns;
+    if (written && (seq & kWrittenBit) == 0) {
+      uint32_t expected = seq;
+      if (!s.seq.compare_exchange_strong(expected, seq | kWrittenBit, std::memory_order_acq_rel,
+                                         std::memory_order_acquire)) {
+        continue;
+      }
+    } else if (s.seq.load(std::memory_order_acquire) != seq) {
+      continue;
+    }
     r.name = std::string_view(name, name_len);  // interned before `seq` was published
     f(r);
   }
-  if (until_ns != 0) collected_below_.store(next + mask_ + 1, std::memory_order_release);
 }
 
 }  // namespace nodescope
