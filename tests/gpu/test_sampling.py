@@ -32,6 +32,19 @@ def replays_per_node(trace):
     return per
 
 
+def short_kernels(trace, what):
+    """The kernels take about 1 us. Without guards, every kernel of a sampled replay was recorded
+    as lasting until the replay before the next sampled one (hundreds of us). Another process on
+    the GPU (ctest -j running gpu_ring_capture beside this test, or a shared GPU) time-slices it:
+    a 1-us kernel then measures one slice, about 2.4 ms on the H200, so a few long ones are the
+    GPU's and not the tracer's. At most 1 % may be long; a missing guard makes them all long."""
+    durs = sorted(k["dur"] for k in gpu_events(trace, ("kernel",)) if "graph id" in k["args"])
+    long = sum(1 for d in durs if d >= 20)
+    return (long <= len(durs) // 100,
+            f"{what}: at most 1 % longer than 20 us ({long} of {len(durs)}; median "
+            f"{durs[len(durs) // 2]:.1f} us, longest {durs[-1]:.1f} us)")
+
+
 # 1. graph_replay, 4000 replays of 32 kernels, 1 in 20.
 replays = 4000
 out = os.path.join(tmp, "s20.json")
@@ -70,9 +83,7 @@ c.check("sampled: about 1 launch in 20 traced" in nodes.stdout,
         "nodescope nodes says the trace is sampled")
 print("\n".join(nodes.stdout.splitlines()[:4]))
 # Guards: a sampled replay's kernels end when they end, not when a later unsampled replay does.
-longest = max(k["dur"] for k in gpu_events(t, ("kernel",)) if "graph id" in k["args"])
-c.check(longest < 20, f"no sampled graph kernel longer than 20 us (longest {longest:.1f} us; "
-        f"the kernels take about 1 us)")
+c.check(*short_kernels(t, "sampled graph kernels"))
 c.check(t["nodescope"].get("sampling_guard_launches", 0) >= 200,
         f"a guard launch after every kept replay ({t['nodescope'].get('sampling_guard_launches')})")
 
@@ -124,8 +135,7 @@ expect = replays * 4 / (20 * 4 + 3)
 c.check(abs(n - expect) <= 5 * math.sqrt(expect * 4) + 4 and 0 < guards <= n / 4 + 2,
         f"bursts of 4: about 1 in 20 kept ({n}, expected {expect:.0f}), one guard per 4 kept "
         f"({guards})")
-longest = max(k["dur"] for k in gpu_events(t, ("kernel",)) if "graph id" in k["args"])
-c.check(longest < 20, f"bursts of 4: no graph kernel longer than 20 us (longest {longest:.1f} us)")
+c.check(*short_kernels(t, "bursts of 4: graph kernels"))
 api_launches = [e for e in t["traceEvents"]
          if e.get("cat") == "cuda_runtime" and e.get("name") == "cudaGraphLaunch"]
 c.check(len(api_launches) == s.get("graph_launches_traced"),
