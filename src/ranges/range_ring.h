@@ -76,7 +76,9 @@ class RangeRing {
   // Calls f(const RingRange&) for every whole range held, oldest first; a slot being rewritten
   // meanwhile is skipped (its range was released). For a streaming part that writes the ranges
   // ended by `until_ns` (0: not a part), each range it hands f that ended by then is first
-  // marked written, so that reusing its slot later counts it as released, not unwritten.
+  // marked written, so that reusing its slot later counts it as released, not unwritten. One
+  // collect at a time (process_session.cc's g_capture_mu): a second one could skip a range whose
+  // mark the first set while it read.
   template <typename F>
   void ForEachCollecting(uint64_t until_ns, F&& f);
   uint32_t capacity() const { return mask_ + 1; }
