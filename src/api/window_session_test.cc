@@ -2,6 +2,7 @@
 // thread appends batches under its lock and trims the window, as every real backend does, while
 // the session captures; checked without a GPU.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -11,6 +12,7 @@
 #include <mutex>
 #include <set>
 #include <sstream>
+#include <string>
 #include <thread>
 
 #include "api/tracing_session.h"
@@ -87,7 +89,9 @@ WindowFakeTracer* g_tracer = nullptr;
 });
 
 std::string WrittenJson(const Trace& t) {
-  const std::string path = ::testing::TempDir() + "/window_session_test.json";
+  // One name per process: ctest runs each case of this file as its own process, side by side.
+  const std::string path =
+      ::testing::TempDir() + "/window_session_test_" + std::to_string(getpid()) + ".json";
   EXPECT_TRUE(WriteChromeTraceFile(t, path).ok());
   std::ifstream in(path);
   std::stringstream s;
