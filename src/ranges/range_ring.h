@@ -76,9 +76,10 @@ class RangeRing {
   // Calls f(const RingRange&) for every whole range held, oldest first; a slot being rewritten
   // meanwhile is skipped (its range was released). For a streaming part that writes the ranges
   // ended by `until_ns` (0: not a part), each range it hands f that ended by then is first
-  // marked written, so that reusing its slot later counts it as released, not unwritten. One
-  // collect at a time (process_session.cc's g_capture_mu): a second one could skip a range whose
-  // mark the first set while it read.
+  // marked written, so that reusing its slot later counts it as released, not unwritten. A
+  // capture may read while a part marks (the mark changes no field of the range); two parts at
+  // once would each skip what the other marked, and process_session.cc's g_capture_mu runs one
+  // collect at a time.
   template <typename F>
   void ForEachCollecting(uint64_t until_ns, F&& f);
   uint32_t capacity() const { return mask_ + 1; }
@@ -167,7 +168,7 @@ void RangeRing::ForEachCollecting(uint64_t until_ns, F&& f) {
                                          std::memory_order_acquire)) {
         continue;
       }
-    } else if (s.seq.load(std::memory_order_acquire) != seq) {
+    } else if (((s.seq.load(std::memory_order_acquire) ^ seq) & ~kWrittenBit) != 0) {
       continue;
     }
     r.name = std::string_view(name, name_len);  // interned before `seq` was published

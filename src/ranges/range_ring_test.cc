@@ -289,6 +289,41 @@ TEST(RangeRingCollect, ReuseBehindAPartsReadIsReleasedAheadOfItUnwritten) {
   }
 }
 
+// A capture (until 0) that reads a ring while a streaming part marks the ranges it writes sees
+// every range: the mark changes no field of a range, so the capture's re-check ignores it.
+TEST(RangeRingCollect, ACaptureReadingBesideAPartSeesEveryRange) {
+  constexpr uint32_t kSlots = 256;
+  constexpr uint64_t kThread = uint64_t{1} << 32;
+  uint64_t missed = 0;
+  for (int round = 0; round < 400; ++round) {
+    RangeRing* ring = RangeRing::Create(kSlots);
+    ASSERT_NE(ring, nullptr);
+    for (uint64_t i = 1; i <= kSlots; ++i) {
+      const uint64_t id = ring->Record(kThread, 1, "r", 0, 0, 0, i, /*written_until_ns=*/0);
+      ASSERT_NE(id, 0u);
+      ring->EndOwn(id, 1, i + 1);
+    }
+    std::atomic<int> ready{0};
+    std::thread part([&] {
+      ready.fetch_add(1);
+      while (ready.load() < 2) {
+      }
+      ring->ForEachCollecting(/*until_ns=*/1'000'000, [](const RingRange&) {});
+    });
+    ready.fetch_add(1);
+    while (ready.load() < 2) {
+    }
+    uint64_t seen = 0;
+    for (int pass = 0; pass < 4; ++pass) {
+      seen = 0;
+      ring->ForEachCollecting(0, [&](const RingRange&) { ++seen; });
+      missed += kSlots - seen;
+    }
+    part.join();
+  }
+  EXPECT_EQ(missed, 0u) << "ranges a capture skipped while a part marked them";
+}
+
 // Thread churn (issue 14): 2000 short-lived threads, each recording ranges, use one ring between
 // them (before: a ring and a name table each, 2000 x 352 KiB).
 TEST_F(RangeRingTest, EndedThreadsRingsAreTakenOver) {
