@@ -304,18 +304,18 @@ TEST(RangeRingCollect, ACaptureReadingBesideAPartSeesEveryRange) {
       ring->EndOwn(id, 1, i + 1);
     }
     std::atomic<int> ready{0};
-    std::thread part([&] {
+    auto start_together = [&ready] {
       ready.fetch_add(1);
       while (ready.load() < 2) {
       }
+    };
+    std::thread part([&] {
+      start_together();
       ring->ForEachCollecting(/*until_ns=*/1'000'000, [](const RingRange&) {});
     });
-    ready.fetch_add(1);
-    while (ready.load() < 2) {
-    }
-    uint64_t seen = 0;
+    start_together();
     for (int pass = 0; pass < 4; ++pass) {
-      seen = 0;
+      uint64_t seen = 0;
       ring->ForEachCollecting(0, [&](const RingRange&) { ++seen; });
       missed += kSlots - seen;
     }
