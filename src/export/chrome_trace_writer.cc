@@ -444,16 +444,22 @@ class Writer {
 
 Status WriteChromeTrace(const Trace& trace, JsonOutput& out) { return Writer(trace, out).Write(); }
 
-Status WriteChromeTraceFile(const Trace& trace, const std::string& path) {
-  StatusOr<AtomicFile> file = AtomicFile::Create(path);
+StatusOr<std::string> WriteChromeTraceFileAs(const Trace& trace, const std::string& path,
+                                             const FileIdentity* before) {
+  StatusOr<AtomicFile> file = AtomicFile::Create(path, before);
   if (!file.ok()) return file.status();
   Status status;
   {
-    FdJsonOutput out(file->fd());
+    FdJsonOutput out(file->fd(), file->name());
     status = WriteChromeTrace(trace, out);
   }
   if (!status.ok()) return status;  // the AtomicFile removes its temporary file
-  return file->Commit();
+  RETURN_IF_ERROR(file->Commit());
+  return file->path();
+}
+
+Status WriteChromeTraceFile(const Trace& trace, const std::string& path) {
+  return WriteChromeTraceFileAs(trace, path, nullptr).status();
 }
 
 }  // namespace nodescope

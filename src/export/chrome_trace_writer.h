@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "base/atomic_file.h"
 #include "base/status.h"
 #include "export/json_output.h"
 #include "model/trace.h"
@@ -14,7 +15,13 @@ namespace nodescope {
 // record when that is 0), in microseconds with three decimals, as kineto does.
 Status WriteChromeTrace(const Trace& trace, JsonOutput& out);
 
-// Writes through an AtomicFile (base/atomic_file.h): a reader never sees half a file.
+// Writes through an AtomicFile (base/atomic_file.h): a reader never sees half a file, and a
+// device or FIFO is written in place.
 Status WriteChromeTraceFile(const Trace& trace, const std::string& path);
+// The same, for a writer that looked at `path` earlier (`before`, when a traced run started):
+// if another writer took the path meanwhile, this trace is named by pid (AtomicFile). Returns
+// where the trace is.
+StatusOr<std::string> WriteChromeTraceFileAs(const Trace& trace, const std::string& path,
+                                             const FileIdentity* before);
 
 }  // namespace nodescope

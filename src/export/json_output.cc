@@ -170,9 +170,9 @@ Status FdJsonOutput::Drain(std::string_view bytes) {
     ssize_t n = ::write(fd_, p, left);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return ErrnoError("write to fd " + std::to_string(fd_), errno);
+      return ErrnoError("write to " + name_, errno);
     }
-    if (n == 0) return InternalError("write to fd " + std::to_string(fd_) + " wrote nothing");
+    if (n == 0) return InternalError("write to " + name_ + " wrote nothing");
     p += n;
     left -= static_cast<size_t>(n);
   }

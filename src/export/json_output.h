@@ -88,7 +88,11 @@ class JsonOutput {
 class FdJsonOutput final : public JsonOutput {
  public:
   static constexpr size_t kBufferBytes = 1 << 20;
-  explicit FdJsonOutput(int fd) : JsonOutput(kBufferBytes), fd_(fd) {}
+  // `name`: the file errors name (else "fd N").
+  explicit FdJsonOutput(int fd, std::string name = "")
+      : JsonOutput(kBufferBytes),
+        fd_(fd),
+        name_(name.empty() ? "fd " + std::to_string(fd) : std::move(name)) {}
   ~FdJsonOutput() override { (void)Flush(); }
 
  protected:
@@ -96,6 +100,7 @@ class FdJsonOutput final : public JsonOutput {
 
  private:
   int fd_;
+  std::string name_;
 };
 
 // Collects the output in memory, for tests and small documents.

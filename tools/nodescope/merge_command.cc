@@ -35,7 +35,7 @@ int Merge(const MergeOptions& opts) {
   std::vector<std::string> paths;
   for (const std::string& t : opts.traces) paths.push_back(TracePath(t));
   StatusOr<MergeResult> merged = [&] {
-    FdJsonOutput out(file->fd());
+    FdJsonOutput out(file->fd(), file->name());
     return MergeTraces(paths, out);
   }();
   if (!merged.ok()) {
@@ -47,8 +47,14 @@ int Merge(const MergeOptions& opts) {
     PrintError("merge", committed.message());
     return kCannotReadOrWrite;
   }
+  if (file->conflict()) {
+    std::fprintf(stderr,
+                 "nodescope merge: warning: another process wrote %s meanwhile; the merged trace "
+                 "is named by pid instead\n",
+                 TerminalText(opts.output).c_str());
+  }
   std::fprintf(stderr, "nodescope merge: %zu traces, %" PRIu64 " events -> %s\n",
-               merged->inputs.size(), merged->events, TerminalText(opts.output).c_str());
+               merged->inputs.size(), merged->events, TerminalText(file->path()).c_str());
   for (const MergedInput& in : merged->inputs) {
     std::string rank = in.rank >= 0 ? std::to_string(in.rank) : "-";
     std::fprintf(stderr, "  slot %-3u rank %-4s host %-12s %+.3f ms  %" PRIu64 " events  %s\n",
