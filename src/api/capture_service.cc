@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <thread>
@@ -47,48 +48,60 @@ void Report(const char* what, const StatusOr<std::string>& written) {
   }
 }
 
-void Serve(int listen_fd) {
+CaptureServer* g_server = nullptr;  // the service thread's; lives as long as the process
+
+void Serve() {
   // Signals go to the application's threads, never here.
   sigset_t all;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, nullptr);
   const uint64_t every = g_triggers.every_ns;
   uint64_t next_periodic = every != 0 ? NowNs() + every : 0;
+  // Streaming looks at the records held on its own clock (or when ranges ask), never because
+  // some other descriptor woke the thread: a flood of connections must not flush the vendor.
+  const uint64_t stream_poll_ns = static_cast<uint64_t>(kStreamPollMs) * 1000000;
+  uint64_t next_stream = g_triggers.stream_records != 0 ? NowNs() + stream_poll_ns : 0;
   for (;;) {
-    int timeout = -1;
-    if (g_triggers.stream_records != 0) timeout = kStreamPollMs;
+    const uint64_t now = NowNs();
+    int timeout = g_server->TimeoutMs(now);
+    auto until = [now](uint64_t at) {
+      return at <= now ? 0 : static_cast<int>((at - now) / 1000000 + 1);
+    };
+    if (next_stream != 0)
+      timeout = timeout < 0 ? until(next_stream) : std::min(timeout, until(next_stream));
     if (next_periodic != 0) {
-      const uint64_t now = NowNs();
-      const int until =
-          now >= next_periodic ? 0 : static_cast<int>((next_periodic - now) / 1000000 + 1);
-      timeout = timeout < 0 ? until : std::min(timeout, until);
+      timeout = timeout < 0 ? until(next_periodic) : std::min(timeout, until(next_periodic));
     }
-    pollfd fds[3] = {{g_pipe[0], POLLIN, 0}, {listen_fd, POLLIN, 0}, {g_wake[0], POLLIN, 0}};
-    const int ready = poll(fds, 3, timeout);  // a negative fd is ignored
-    if (ready > 0 && (fds[2].revents & POLLIN) != 0) {
-      char buf[64];
-      (void)!read(g_wake[0], buf, sizeof(buf));  // the part check below decides
-    }
+    pollfd fds[2 + 1 + CaptureServer::kMaxClients];
+    fds[0] = {g_pipe[0], POLLIN, 0};
+    fds[1] = {g_wake[0], POLLIN, 0};  // a negative fd is ignored
+    const int n = 2 + g_server->PollFds(fds + 2, now);
+    const int ready = poll(fds, static_cast<nfds_t>(n), timeout);
     if (ready < 0 && errno != EINTR) return;
+    bool part_now = false;
+    if (ready > 0 && (fds[1].revents & POLLIN) != 0) {
+      char buf[64];
+      (void)!read(g_wake[0], buf, sizeof(buf));
+      part_now = true;
+    }
     if (ready > 0 && (fds[0].revents & POLLIN) != 0) {
       char buf[16];
       (void)!read(g_pipe[0], buf, sizeof(buf));  // several signals: one capture
       Report("capture on SIGUSR2", g_triggers.capture());
     }
-    if (ready > 0 && listen_fd >= 0 && (fds[1].revents & POLLIN) != 0) {
-      const int fd = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
-      if (fd >= 0) {
-        ServeCaptureConnection(fd, g_triggers.capture);
-        close(fd);
-      }
+    if (ready > 0 || g_server->TimeoutMs(NowNs()) == 0) {
+      g_server->Handle(fds + 2, n - 2, NowNs(), g_triggers.capture);
     }
     if (next_periodic != 0 && NowNs() >= next_periodic) {
       Report("periodic capture", g_triggers.capture());
       // The next one every_ns after this one was due; a slow capture skips those it overran.
       while (next_periodic <= NowNs()) next_periodic += every;
     }
-    if (g_triggers.stream_records != 0 && g_triggers.held() >= g_triggers.stream_records) {
-      Report("streaming part", g_triggers.part());
+    if (next_stream != 0 && (part_now || NowNs() >= next_stream)) {
+      next_stream = NowNs() + stream_poll_ns;
+      if (g_triggers.held() >= g_triggers.stream_records) {
+        Report("streaming part", g_triggers.part());
+      }
     }
   }
 }
@@ -120,12 +133,18 @@ void StartCaptureService(const CaptureTriggers& triggers) {
     sa.sa_flags = SA_RESTART;
     sigaction(kCaptureSignal, &sa, nullptr);
   }
-  StatusOr<int> listen_fd = ListenCaptureSocket(static_cast<long>(getpid()));
-  if (!listen_fd.ok()) {
+  g_server = new CaptureServer();
+  const Status listening = g_server->Listen(static_cast<long>(getpid()));
+  if (!listening.ok()) {
     std::fprintf(stderr, "nodescope: warning: `nodescope capture` is not available: %s\n",
-                 listen_fd.status().ToString().c_str());
+                 listening.ToString().c_str());
+  } else if (g_server->name() != CaptureSocketName(static_cast<long>(getpid()))) {
+    std::fprintf(stderr,
+                 "nodescope: warning: another process holds @%s; `nodescope capture` reaches "
+                 "this one as @%s\n",
+                 CaptureSocketName(static_cast<long>(getpid())).c_str(), g_server->name().c_str());
   }
-  std::thread(&Serve, listen_fd.ok() ? *listen_fd : -1).detach();
+  std::thread(&Serve).detach();
 }
 
 }  // namespace nodescope

@@ -25,7 +25,7 @@ int Capture(const CaptureOptions& opts) {
     std::fprintf(stderr, "nodescope capture: %s\n", TerminalText(path.status().message()).c_str());
     return kNotCaptured;
   }
-  std::printf("%s\n", path->c_str());
+  std::printf("%s\n", TerminalText(*path).c_str());  // the process chose it: shown escaped
   return kCaptured;
 }
 

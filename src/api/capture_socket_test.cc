@@ -1,0 +1,197 @@
+// Tests of the capture socket: no client holds the server, a squatted name is never believed.
+#include "api/capture_socket.h"
+
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "base/clock.h"
+
+namespace nodescope {
+namespace {
+
+std::atomic<int> g_captures{0};
+StatusOr<std::string> FakeCapture() {
+  ++g_captures;
+  return std::string("/tmp/odd\nname\\.capture-1.json");
+}
+
+// Runs the server's poll loop on a thread until stopped, as the capture service does.
+class ServerThread {
+ public:
+  explicit ServerThread(CaptureServer* server) : server_(server), thread_([this] { Loop(); }) {}
+  ~ServerThread() {
+    stop_ = true;
+    thread_.join();
+  }
+
+ private:
+  void Loop() {
+    while (!stop_) {
+      pollfd fds[1 + CaptureServer::kMaxClients];
+      const int n = server_->PollFds(fds, NowNs());
+      int timeout = server_->TimeoutMs(NowNs());
+      timeout = timeout < 0 || timeout > 20 ? 20 : timeout;
+      if (poll(fds, static_cast<nfds_t>(n), timeout) >= 0) {
+        server_->Handle(fds, n, NowNs(), &FakeCapture);
+      }
+    }
+  }
+  CaptureServer* server_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+int Connect(const std::string& name) {
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path + 1, name.data(), name.size());
+  const auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+  EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), len), 0) << name;
+  return fd;
+}
+
+TEST(CaptureSocket, AnswersAreEscapedAndRoundTrip) {
+  const std::string odd = "a\nb\\c\x1b";
+  EXPECT_EQ(EscapeAnswer(odd).find('\n'), std::string::npos);
+  EXPECT_EQ(UnescapeAnswer(EscapeAnswer(odd)), odd);
+}
+
+// Issue 24, item 7: idle clients, and one sending a byte at a time, no longer hold the thread.
+TEST(CaptureSocket, IdleAndSlowClientsDoNotDelayACapture) {
+  CaptureServer server;
+  ASSERT_TRUE(server.Listen(static_cast<long>(getpid())).ok());
+  ServerThread loop(&server);
+  std::vector<int> idle;
+  for (int i = 0; i < 5; ++i) idle.push_back(Connect(server.name()));
+  const int slow = Connect(server.name());
+  ASSERT_EQ(send(slow, "c", 1, 0), 1);
+  const auto t0 = std::chrono::steady_clock::now();
+  StatusOr<std::string> path = RequestCapture(static_cast<long>(getpid()), 5000);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(path.ok()) << path.status().ToString();
+  EXPECT_EQ(*path, "/tmp/odd\nname\\.capture-1.json");  // a newline in the path survives
+  EXPECT_LT(took, 0.5) << "the capture waited behind other clients";
+  // Past the deadline each waiting client is dropped: it reads end of file.
+  char c = 0;
+  pollfd p{slow, POLLIN, 0};
+  ASSERT_EQ(poll(&p, 1, 3000), 1);
+  EXPECT_EQ(recv(slow, &c, 1, 0), 0) << "a slow client was kept past its deadline";
+  for (int fd : idle) close(fd);
+  close(slow);
+}
+
+TEST(CaptureSocket, ClientsPastTheBoundAreTurnedAway) {
+  CaptureServer server;
+  ASSERT_TRUE(server.Listen(static_cast<long>(getpid())).ok());
+  ServerThread loop(&server);
+  std::vector<int> fds;
+  for (int i = 0; i < CaptureServer::kMaxClients + 3; ++i) fds.push_back(Connect(server.name()));
+  int busy = 0;
+  for (int fd : fds) {
+    pollfd p{fd, POLLIN, 0};
+    char buf[128] = {};
+    if (poll(&p, 1, 500) == 1 && recv(fd, buf, sizeof(buf) - 1, 0) > 0 &&
+        std::strncmp(buf, "error busy", 10) == 0) {
+      ++busy;
+    }
+  }
+  EXPECT_EQ(busy, 3);
+  for (int fd : fds) close(fd);
+}
+
+// Issue 24, item 2: another process holding our name is never talked to; we listen elsewhere
+// and `capture` finds us there.
+TEST(CaptureSocket, ASquattedNameIsAvoidedAndNeverBelieved) {
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const long me = static_cast<long>(getpid());
+  const pid_t squatter = fork();
+  if (squatter == 0) {
+    const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    const std::string name = CaptureSocketName(me);
+    std::memcpy(addr.sun_path + 1, name.data(), name.size());
+    const auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+    const bool bound = bind(fd, reinterpret_cast<sockaddr*>(&addr), len) == 0 && listen(fd, 8) == 0;
+    (void)!write(ready[1], bound ? "1" : "0", 1);
+    for (;;) {  // answers like a traced process would, with a lie
+      const int c = accept(fd, nullptr, nullptr);
+      if (c < 0) _exit(0);
+      (void)!write(c, "ok /etc/TRACE-WRITTEN\n", 22);
+      close(c);
+    }
+  }
+  char b = 0;
+  ASSERT_EQ(read(ready[0], &b, 1), 1);
+  ASSERT_EQ(b, '1');
+  CaptureServer server;
+  ASSERT_TRUE(server.Listen(me).ok());
+  EXPECT_NE(server.name(), CaptureSocketName(me));
+  EXPECT_EQ(server.name().rfind(CaptureSocketName(me) + "-", 0), 0u) << server.name();
+  {
+    ServerThread loop(&server);
+    const int before = g_captures.load();
+    StatusOr<std::string> path = RequestCapture(me, 5000);
+    ASSERT_TRUE(path.ok()) << path.status().ToString();
+    EXPECT_EQ(*path, "/tmp/odd\nname\\.capture-1.json");
+    EXPECT_EQ(g_captures.load(), before + 1);
+  }
+  kill(squatter, SIGKILL);
+  waitpid(squatter, nullptr, 0);
+}
+
+TEST(CaptureSocket, OnlyASquatterIsReportedAsSuch) {
+  const pid_t victim = fork();
+  if (victim == 0) {
+    pause();
+    _exit(0);
+  }
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const pid_t squatter = fork();
+  if (squatter == 0) {
+    const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    const std::string name = CaptureSocketName(victim);
+    std::memcpy(addr.sun_path + 1, name.data(), name.size());
+    const auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+    const bool bound = bind(fd, reinterpret_cast<sockaddr*>(&addr), len) == 0 && listen(fd, 8) == 0;
+    (void)!write(ready[1], bound ? "1" : "0", 1);
+    for (;;) {
+      const int c = accept(fd, nullptr, nullptr);
+      if (c < 0) _exit(0);
+      (void)!write(c, "ok \x1b]0;owned\x07 TRACE WRITTEN\n", 29);
+      close(c);
+    }
+  }
+  char b = 0;
+  ASSERT_EQ(read(ready[0], &b, 1), 1);
+  ASSERT_EQ(b, '1');
+  StatusOr<std::string> path = RequestCapture(static_cast<long>(victim), 2000);
+  EXPECT_EQ(path.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(path.status().message().find("held by pid " + std::to_string(squatter)),
+            std::string::npos)
+      << path.status().ToString();
+  EXPECT_EQ(path.status().message().find("TRACE WRITTEN"), std::string::npos);
+  kill(squatter, SIGKILL);
+  kill(victim, SIGKILL);
+  waitpid(squatter, nullptr, 0);
+  waitpid(victim, nullptr, 0);
+}
+
+}  // namespace
+}  // namespace nodescope
