@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "base/env.h"
+#include "base/terminal_text.h"
 
 namespace nodescope {
 namespace {
@@ -93,10 +94,44 @@ bool ClaimTracePath(const std::string& path) {
   addr.sun_family = AF_UNIX;
   std::memcpy(addr.sun_path + 1, name, static_cast<size_t>(n));  // sun_path[0] = 0: abstract
   const auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + n);
-  if (bind(fd, reinterpret_cast<const sockaddr*>(&addr), len) == 0) return true;  // fd kept
+  // A claim listens (never accepts), so a later claimant can ask the kernel who holds it.
+  if (bind(fd, reinterpret_cast<const sockaddr*>(&addr), len) == 0) {
+    listen(fd, SOMAXCONN);
+    return true;  // fd kept
+  }
   const int err = errno;
   close(fd);
-  return err != EADDRINUSE;
+  if (err != EADDRINUSE) return true;
+  // Held. Believed only when the holder is one of ours: a process of this user that listens. Any
+  // user can bind any abstract name; a name squatted by another user, or bound by something that
+  // does not listen, does not rename the trace (the write itself still never replaces a file
+  // another writer made meanwhile: base/atomic_file.h).
+  fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return false;
+  const int connected = connect(fd, reinterpret_cast<const sockaddr*>(&addr), len);
+  const int connect_err = errno;
+  ucred holder{};
+  socklen_t cred_len = sizeof(holder);
+  const bool known =
+      connected == 0 && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &holder, &cred_len) == 0;
+  close(fd);
+  if (known) {
+    if (holder.uid == getuid()) return false;
+    std::fprintf(stderr,
+                 "nodescope: warning: a process of another user (pid %d, uid %u) holds the claim "
+                 "on %s; ignored\n",
+                 static_cast<int>(holder.pid), static_cast<unsigned>(holder.uid),
+                 TerminalText(path).c_str());
+    return true;
+  }
+  if (connect_err == ECONNREFUSED) {
+    std::fprintf(stderr,
+                 "nodescope: warning: a process that is not nodescope holds the claim on %s; "
+                 "ignored\n",
+                 TerminalText(path).c_str());
+    return true;
+  }
+  return false;  // cannot tell (a full queue): named by pid, the safe side
 }
 
 }  // namespace nodescope

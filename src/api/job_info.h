@@ -32,7 +32,8 @@ JobInfo ReadJobInfo(const EnvLookup& env);
 // one host never write one file: a worker a rank started holds the rank's environment, and
 // is named by pid when the rank's own process holds the claim. The claim is an abstract Unix
 // socket named after the path made absolute (no file; the kernel drops it when the process
-// ends). True when claimed, or when no socket can be made (then nothing is checked).
+// ends). True when claimed, or when no socket can be made (then nothing is checked), or when the
+// name is held by something that is not a claim of this user (a squatter: warned and ignored).
 bool ClaimTracePath(const std::string& path);
 
 }  // namespace nodescope

@@ -3,9 +3,14 @@
 #include "api/job_info.h"
 
 #include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
 #include <map>
 #include <string>
 
@@ -97,6 +102,28 @@ TEST(JobInfo, ATracePathIsClaimedOnce) {
   ASSERT_EQ(chdir("/tmp"), 0);
   EXPECT_FALSE(ClaimTracePath(path.substr(5)));  // "nodescope-claim-test-N.json" in /tmp
   ASSERT_EQ(chdir(cwd), 0);
+}
+
+// Issue 24: any process can bind an abstract name first. One that does not listen is not a
+// claim of nodescope's (they all listen): the rank's name is kept.
+TEST(JobInfo, ANameBoundByAnotherProgramDoesNotRenameTheTrace) {
+  const std::string path = "/tmp/nodescope-squat-test-" + std::to_string(getpid()) + ".json";
+  uint64_t hash = 1469598103934665603ull;
+  for (unsigned char c : path) hash = (hash ^ c) * 1099511628211ull;
+  char name[64];
+  const int n = std::snprintf(name, sizeof(name), "nodescope-trace-%016llx",
+                              static_cast<unsigned long long>(hash));
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path + 1, name, static_cast<size_t>(n));
+  ASSERT_EQ(bind(fd, reinterpret_cast<const sockaddr*>(&addr),
+                 static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + n)),
+            0);
+  EXPECT_TRUE(ClaimTracePath(path)) << "a bound, not listening, name was taken for a claim";
+  ASSERT_EQ(listen(fd, 4), 0);  // now it looks like a claim of this user's: believed
+  EXPECT_FALSE(ClaimTracePath(path));
+  close(fd);
 }
 
 }  // namespace

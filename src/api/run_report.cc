@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/atomic_file.h"
 #include "base/env.h"
 
 namespace nodescope::report {
@@ -167,6 +168,8 @@ std::string TracePathFor(const char* output, const char* root_pid, long pid, int
   if (output == nullptr || *output == '\0') return "nodescope-" + pid_text + ".json";
   std::string out = output;
   if (rank < 0 && (root_pid == nullptr || *root_pid == '\0' || pid_text == root_pid)) return out;
+  StatusOr<OutputKind> kind = ClassifyOutput(out);
+  if (kind.ok() && *kind == OutputKind::kDirect) return "nodescope-" + pid_text + ".json";
   // A child process of the traced program: same folder and stem, its own pid.
   size_t slash = out.rfind('/');
   size_t dot = out.rfind('.');

@@ -55,7 +55,9 @@ StatusOr<Line> Parse(std::string_view text);
 // The trace path a process with `pid` uses, given NODESCOPE_OUTPUT and NODESCOPE_ROOT_PID values
 // (either may be null): the root writes `output` (default nodescope-<pid>.json), the processes it
 // starts write <stem>-<pid><ext> beside it. A process of a job with a rank (`rank` >= 0, the
-// root too) writes <stem>-rank<rank><ext> (default nodescope-rank<rank>.json) instead.
+// root too) writes <stem>-rank<rank><ext> (default nodescope-rank<rank>.json) instead. When
+// `output` is a device or a FIFO (-o /dev/null), no file is named after it: those processes write
+// the default name in their folder.
 std::string TracePathFor(const char* output, const char* root_pid, long pid, int64_t rank = -1);
 
 // The writing side, for the traced process: the report pipe `nodescope run` passed
