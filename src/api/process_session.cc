@@ -21,8 +21,10 @@
 #include "api/job_info.h"
 #include "api/run_report.h"
 #include "api/tracing_session.h"
+#include "base/atomic_file.h"
 #include "base/clock.h"
 #include "base/freed_memory.h"
+#include "base/terminal_text.h"
 #include "export/chrome_trace_writer.h"
 #include "model/trace.h"
 
@@ -36,14 +38,20 @@ std::atomic<int> g_state{kIdle};
 TracingSession* g_session =
     nullptr;  // lives until the process ends; never destroyed under a signal
 std::string* g_path = nullptr;
+FileIdentity* g_path_before = nullptr;  // the trace path when tracing began (AtomicFile)
 JobInfo* g_job = nullptr;
 int64_t g_path_rank = -1;  // the rank the path is named by, or -1
 int g_report_fd = -1;
 int g_signal_pipe[2] = {-1, -1};  // handler -> watcher: the signal number
 int g_done_pipe[2] = {-1, -1};    // closed when the trace is written: wakes crash handlers
 
-constexpr int kTerminationSignals[] = {SIGINT, SIGTERM, SIGHUP};
-constexpr int kCrashSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+// Every signal whose default action ends the process, so that each leaves a trace: those sent
+// (kill, a terminal, a timer, a resource limit) here, those a fault raises in kCrashSignals.
+// SIGUSR2 is the capture signal (capture_service.h); SIGRTMIN..SIGRTMAX are added at run time.
+constexpr int kTerminationSignals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,   SIGUSR1,
+                                       SIGALRM, SIGPIPE, SIGPROF, SIGVTALRM, SIGXCPU,
+                                       SIGXFSZ, SIGPOLL, SIGPWR,  SIGSTKFLT};
+constexpr int kCrashSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGTRAP};
 
 bool IsCrashSignal(int sig) {
   for (int s : kCrashSignals) {
@@ -53,17 +61,25 @@ bool IsCrashSignal(int sig) {
 }
 
 void Report(const report::Line& line) { report::WriteLine(g_report_fd, line); }
+void OnSignal(int sig);
 
 // Captures and streaming parts (capture_service.h), one at a time, never while the final trace
 // is written: Finalize takes this lock too (bounded, should a capture hang).
 std::timed_mutex g_capture_mu;
 uint64_t g_captures = 0;  // under g_capture_mu
 uint64_t g_parts = 0;
+uint64_t g_parts_failed = 0;             // streaming parts that could not be written
+uint64_t g_records_in_failed_parts = 0;  // and the GPU records they held (lost)
 
 StatusOr<std::string> WriteWindowOnce(bool part) {
   std::lock_guard<std::timed_mutex> lock(g_capture_mu);
   if (g_state.load() != kRunning) {
     return FailedPreconditionError("the trace is being written: the process is exiting");
+  }
+  StatusOr<OutputKind> kind = ClassifyOutput(*g_path);
+  if (!kind.ok() || *kind == OutputKind::kDirect) {  // nothing to name a file after
+    return FailedPreconditionError("captures are files named after the trace, and " + *g_path +
+                                   " is not a file path");
   }
   Trace window;
   RETURN_IF_ERROR(g_session->CaptureWindow(&window, /*release=*/part));
@@ -73,13 +89,22 @@ StatusOr<std::string> WriteWindowOnce(bool part) {
   const std::string path = WindowFilePath(*g_path, part ? "part" : "capture", n);
   window.trace_name = path;
   window.job = *g_job;
-  RETURN_IF_ERROR(WriteChromeTraceFile(window, path));
+  window.window.parts_failed = g_parts_failed;
+  window.window.records_in_failed_parts = g_records_in_failed_parts;
+  StatusOr<std::string> written = WriteChromeTraceFileAs(window, path, nullptr);
+  if (!written.ok()) {
+    if (part) {  // its records left the process's memory with it: lost, and said from now on
+      ++g_parts_failed;
+      g_records_in_failed_parts += window.gpu.held();
+    }
+    return written.status();
+  }
   const TraceSummary s = Summarize(window);
   std::fprintf(stderr, "nodescope: wrote %s (%llu GPU events, %llu from graphs, %llu dropped)\n",
-               path.c_str(), static_cast<unsigned long long>(s.gpu_events),
+               TerminalText(*written).c_str(), static_cast<unsigned long long>(s.gpu_events),
                static_cast<unsigned long long>(s.graph_events),
                static_cast<unsigned long long>(s.dropped));
-  return path;
+  return *written;
 }
 // The window's copy is freed by now: give its pages back, or the process keeps one window more
 // resident from the second capture on (base/freed_memory.h).
@@ -112,13 +137,30 @@ void Finalize(int signal_number) {
   trace.job = *g_job;
   if (signal_number != 0) trace.counters.emplace_back("ended_by_signal", signal_number);
   if (g_parts != 0) trace.window.part = g_parts + 1;  // streaming: the last part is the trace
+  trace.window.parts_failed = g_parts_failed;
+  trace.window.records_in_failed_parts = g_records_in_failed_parts;
+  if (g_parts_failed != 0) {
+    std::fprintf(stderr,
+                 "nodescope: warning: %llu streaming part%s could not be written; their %llu GPU "
+                 "records are lost (counted in the trace under \"window\")\n",
+                 static_cast<unsigned long long>(g_parts_failed), g_parts_failed == 1 ? "" : "s",
+                 static_cast<unsigned long long>(g_records_in_failed_parts));
+  }
   report::Line line;
   line.pid = static_cast<uint64_t>(getpid());
   line.rank = g_path_rank;
   // A process that ran nothing on the GPU (a launcher such as torchrun's) writes no file.
   const bool empty =
       trace.gpu.held() == 0 && trace.drops.Total() == 0 && trace.window.streamed == 0;
-  Status written = empty ? OkStatus() : WriteChromeTraceFile(trace, *g_path);
+  // The trace's own write must not end the process: a file-size limit makes it an error instead.
+  struct sigaction xfsz {};
+  if (sigaction(SIGXFSZ, nullptr, &xfsz) == 0 && xfsz.sa_handler == &OnSignal) {
+    signal(SIGXFSZ, SIG_IGN);
+  }
+  StatusOr<std::string> written_path = empty
+                                           ? StatusOr<std::string>(*g_path)
+                                           : WriteChromeTraceFileAs(trace, *g_path, g_path_before);
+  Status written = written_path.status();
   uint64_t t2 = NowNs();
   if (empty) {
     line.kind = report::Line::Kind::kEmpty;
@@ -132,21 +174,30 @@ void Finalize(int signal_number) {
     line.summary = Summarize(trace);
     line.flush_ms = (t1 - t0) / 1000000;
     line.write_ms = (t2 - t1) / 1000000;
-    line.path = *g_path;
+    line.path = *written_path;
     Report(line);
+    if (*written_path != *g_path && g_report_fd < 0) {
+      std::fprintf(stderr,
+                   "nodescope: warning: another process wrote %s while this one traced; this "
+                   "trace is named by pid instead\n",
+                   TerminalText(*g_path).c_str());
+    }
     if (g_report_fd < 0) {
       const TraceSummary& s = line.summary;
-      std::fprintf(stderr,
-                   "nodescope: wrote %s (%llu GPU events, %llu from graphs, %llu dropped)\n",
-                   g_path->c_str(), static_cast<unsigned long long>(s.gpu_events),
-                   static_cast<unsigned long long>(s.graph_events),
-                   static_cast<unsigned long long>(s.dropped));
+      std::fprintf(
+          stderr, "nodescope: wrote %s (%llu GPU events, %llu from graphs, %llu dropped)\n",
+          TerminalText(*written_path).c_str(), static_cast<unsigned long long>(s.gpu_events),
+          static_cast<unsigned long long>(s.graph_events),
+          static_cast<unsigned long long>(s.dropped));
     }
   } else {
     line.kind = report::Line::Kind::kError;
     line.message = written.ToString();
     Report(line);
-    std::fprintf(stderr, "nodescope: could not write the trace: %s\n", written.ToString().c_str());
+    if (g_report_fd < 0) {  // else `nodescope run` says it
+      std::fprintf(stderr, "nodescope: could not write the trace: %s\n",
+                   TerminalText(written.ToString()).c_str());
+    }
   }
   if (!stopped.ok()) {
     std::fprintf(stderr, "nodescope: warning: %s\n", stopped.ToString().c_str());
@@ -205,6 +256,7 @@ void InstallSignalHooks() {
     sigaction(sig, &sa, nullptr);
   };
   for (int s : kTerminationSignals) install(s);
+  for (int s = SIGRTMIN; s <= SIGRTMAX; ++s) install(s);
   for (int s : kCrashSignals) install(s);
   std::thread(&Watcher).detach();
 }
@@ -224,11 +276,15 @@ Status StartProcessSession(std::string_view backend) {
   // Named by rank unless another process of this host holds that name (job_info.h).
   const char* output = std::getenv(report::kOutputVariable);
   const char* root_pid = std::getenv(report::kRootPidVariable);
-  if (g_job->rank >= 0 &&
-      ClaimTracePath(report::TracePathFor(output, root_pid, getpid(), g_job->rank))) {
-    g_path_rank = g_job->rank;
+  g_path_rank = g_job->rank;
+  std::string path = report::TracePathFor(output, root_pid, getpid(), g_path_rank);
+  if (g_job->rank >= 0 && !ClaimTracePath(path)) {
+    // Another process of this host holds the rank's name (a worker the rank started, or a second
+    // run of the same rank): this one is named by pid as well, never by the bare -o path.
+    path = PidNamedPath(path, static_cast<long>(getpid()));
   }
-  g_path = new std::string(report::TracePathFor(output, root_pid, getpid(), g_path_rank));
+  g_path = new std::string(path);
+  g_path_before = new FileIdentity(IdentifyFile(path));
   auto fail = [&](const Status& s) {
     report::Line line;
     line.kind = report::Line::Kind::kError;

@@ -153,6 +153,11 @@ void WriteNodescopeObject(const Trace& t, JsonOutput& out) {
                 {"capture", t.window.capture},
                 {"part", t.window.part}},
                out);
+    if (t.window.parts_failed != 0) {
+      UintFields({{"parts_failed", t.window.parts_failed},
+                  {"records_in_failed_parts", t.window.records_in_failed_parts}},
+                 out);
+    }
     out.Char('}');
   }
   WriteJob(t.job, out);

@@ -99,6 +99,10 @@ struct WindowInfo {
   uint64_t streamed = 0;       // records written to earlier parts (streaming), not held here
   uint64_t capture = 0;        // n of <trace>.capture-<n>.json; 0 when not a capture
   uint64_t part = 0;           // n of a streaming part; 0 when not streaming
+  // Streaming parts that could not be written (a full disk) before this file, and the GPU
+  // records they held: lost, and said in every later part and the trace.
+  uint64_t parts_failed = 0;
+  uint64_t records_in_failed_parts = 0;
 };
 
 struct Trace {
