@@ -112,6 +112,9 @@ struct Launcher {
   // Adds the variables that make the vendor runtime load `library_path`, the full path of
   // `library` (e.g. CUDA_INJECTION64_PATH).
   void (*add_env)(const std::string& library_path, std::vector<std::string>* env);
+  // Whether the backend's tracer samples launches (Tracer::can_sample()): `run --sample` is
+  // refused before the program starts when it does not.
+  bool can_sample = false;
 };
 bool RegisterLauncher(const Launcher& launcher);
 std::vector<Launcher> RegisteredLaunchers();

@@ -76,6 +76,10 @@ StatusOr<TracerOptions> TracerOptionsFromEnv() {
   bool disable = false;
   RETURN_IF_ERROR(ReadEnvFlag("NODESCOPE_DISABLE_GRAPH_ATTRIBUTION", &disable));
   o.graph_attribution = !disable;
+  // Read by the CUDA backend where it is used; checked here so that a bad value is refused
+  // before the program starts, as every other variable is.
+  bool debug_graph_callbacks = false;
+  RETURN_IF_ERROR(ReadEnvFlag("NODESCOPE_DEBUG_GRAPH_CALLBACKS", &debug_graph_callbacks));
   RETURN_IF_ERROR(ReadWindowOptions(&o));
   return o;
 }

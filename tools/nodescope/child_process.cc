@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/atomic_file.h"
+
 namespace nodescope::cli {
 namespace {
 
@@ -181,19 +183,43 @@ StatusOr<std::string> ResolveProgram(const std::string& program, const char* pat
 }
 
 StatusOr<timespec> CheckWritable(const std::string& path) {
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME_COARSE, &now);
+  StatusOr<OutputKind> kind = ClassifyOutput(path);
+  if (!kind.ok()) {
+    const std::string& why = kind.status().message();  // "cannot write to 'PATH': it is ..."
+    return Status(kind.status().code(),
+                  "cannot write the trace to '" + path + why.substr(why.rfind("': it is")));
+  }
+  if (*kind == OutputKind::kDirect) {
+    // A device or a FIFO, written in place: not opened now (a FIFO's reader would see its end).
+    if (access(path.c_str(), W_OK) != 0) {
+      return ErrnoError("cannot write the trace to '" + path + "'", errno);
+    }
+    return now;
+  }
   struct stat st {};
-  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    return InvalidArgumentError("cannot write the trace to '" + path + "': it is a folder");
+  if (stat(path.c_str(), &st) == 0) {
+    // In a sticky folder (/tmp) another user's file cannot be replaced: the rename at the end
+    // would fail after the whole run.
+    char* real = realpath(path.c_str(), nullptr);
+    std::string resolved = real != nullptr ? real : path;
+    std::free(real);
+    const size_t slash = resolved.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : resolved.substr(0, slash + 1);
+    struct stat dir_st {};
+    if (stat(dir.c_str(), &dir_st) == 0 && (dir_st.st_mode & S_ISVTX) != 0 && geteuid() != 0 &&
+        st.st_uid != geteuid() && dir_st.st_uid != geteuid()) {
+      return PermissionDeniedError(
+          "cannot write the trace to '" + path + "': the file belongs to another user (uid " +
+          std::to_string(st.st_uid) + ") and its folder is sticky, so it cannot be replaced");
+    }
   }
   std::string probe = path + ".nodescope-probe-" + std::to_string(getpid());
-  int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) {
     int err = errno;
-    if (err == EEXIST) {  // a stale probe of an earlier run with our pid: the folder is writable
-      timespec now{};
-      clock_gettime(CLOCK_REALTIME_COARSE, &now);
-      return now;
-    }
+    if (err == EEXIST) return now;  // a stale probe of an earlier run with our pid: writable
     return ErrnoError("cannot write the trace to '" + path + "'", err);
   }
   fstat(fd, &st);

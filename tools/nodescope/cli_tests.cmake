@@ -206,7 +206,7 @@ endif()
 # for the CUDA driver): the report pipe, signals and orphans, environment checks, exit statuses.
 if(NODESCOPE_BUILD_TESTS AND Python3_EXECUTABLE)
   foreach(case report_valid report_forged report_escape report_flood signals_forwarded no_orphan
-               env_checked usage_statuses)
+               env_checked usage_statuses failed_trace_status)
     add_test(NAME run_cli_${case}
              COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/run_cli_test.py
                      $<TARGET_FILE:nodescope_cli> $<TARGET_FILE:nodescope>

@@ -221,9 +221,27 @@ def env_checked():
                          "--sample-burst: Value 16 not in range")
     refused_before_start("NODESCOPE_SAMPLE_BURST=0", [], "NODESCOPE_SAMPLE_BURST='0' is not",
                          NODESCOPE_SAMPLE="20", NODESCOPE_SAMPLE_BURST="0")
+    refused_before_start("NODESCOPE_DEBUG_GRAPH_CALLBACKS=abc", [],
+                         "NODESCOPE_DEBUG_GRAPH_CALLBACKS='abc' is not",
+                         NODESCOPE_DEBUG_GRAPH_CALLBACKS="abc")
+    refused_before_start("NODESCOPE_OUTPUT=/dev/null with --stream", ["--stream", "1000"],
+                         "give -o a file path", NODESCOPE_OUTPUT="/dev/null")
     refused_before_start("NODESCOPE_BUFFER_SIZE_MB=2^44", [],
                          "NODESCOPE_BUFFER_SIZE_MB='17592186044416' is not a whole number from 1",
                          NODESCOPE_BUFFER_SIZE_MB="17592186044416")
+
+
+def failed_trace_status():
+    # Issue 24: a program that succeeded but whose trace could not be written is a failure (125);
+    # a program that failed keeps its own status.
+    fail = ("printf 'error\\tpid=%s\\tmessage=could not write the trace: No space left\\n' $$ "
+            ">&$NODESCOPE_REPORT_FD")
+    r = run(sh(fail))
+    check(r.returncode == 125, f"trace not written, program exit 0: run exit {r.returncode}")
+    check("could not be written" in r.stderr, f"the failure is not said: {r.stderr!r}")
+    r = run(sh(fail + "; exit 3"))
+    check(r.returncode == 3, f"trace not written, program exit 3: run exit {r.returncode}")
+    return r
 
 
 def usage_statuses():
@@ -239,7 +257,7 @@ def usage_statuses():
 
 CASES = {f.__name__: f for f in [report_valid, report_forged, report_escape, report_flood,
                                    signals_forwarded, no_orphan, env_checked,
-                                   usage_statuses]}
+                                   usage_statuses, failed_trace_status]}
 
 if __name__ == "__main__":
     os.makedirs(SCRATCH, exist_ok=True)

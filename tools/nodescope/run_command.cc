@@ -14,6 +14,7 @@
 
 #include "api/run_report.h"
 #include "backends/backend.h"
+#include "base/atomic_file.h"
 #include "base/env.h"
 #include "base/terminal_text.h"
 #include "child_process.h"
@@ -76,6 +77,22 @@ Status CheckWindowFlags(const RunOptions& opts) {
   return OkStatus();
 }
 
+// Captures (`nodescope capture`, SIGUSR2, --capture-every) and streaming parts are files named
+// after the trace: with -o naming a device or a FIFO there is no file to name them after.
+Status CheckFilesNamedAfterOutput(const RunOptions& opts, const std::string& output) {
+  if (output.empty()) return OkStatus();
+  StatusOr<OutputKind> kind = ClassifyOutput(output);
+  if (!kind.ok() || *kind != OutputKind::kDirect) return OkStatus();
+  const char* stream_env = std::getenv("NODESCOPE_STREAM");
+  const char* every_env = std::getenv("NODESCOPE_CAPTURE_EVERY");
+  const bool stream = !opts.stream.empty() || (stream_env != nullptr && *stream_env != '\0');
+  const bool every = !opts.capture_every.empty() || (every_env != nullptr && *every_env != '\0');
+  if (!stream && !every) return OkStatus();
+  return InvalidArgumentError(std::string(stream ? "--stream" : "--capture-every") +
+                              " writes files named after the trace, and '" + output +
+                              "' is a device or a FIFO: give -o a file path");
+}
+
 int Run(const RunOptions& opts) {
   if (opts.command.empty()) {
     std::fprintf(stderr, "nodescope run: no program given (usage: nodescope run -- PROGRAM ...)\n");
@@ -106,7 +123,7 @@ int Run(const RunOptions& opts) {
   // The stub injects nothing; the library it checks and names is libnodescope.so itself.
   if (stub) {
     launchers = {Launcher{"stub", "the GPU runtime", "libnodescope.so", "nodescope_start",
-                          &ProbeStub, &AddNoEnv}};
+                          &ProbeStub, &AddNoEnv, /*can_sample=*/true}};
   }
   if (launchers.empty()) {
     std::fprintf(stderr,
@@ -147,6 +164,19 @@ int Run(const RunOptions& opts) {
     std::fprintf(stderr, "nodescope run: %s\n", TerminalText(started.status().message()).c_str());
     return kToolFailed;
   }
+  if (Status named = CheckFilesNamedAfterOutput(opts, output); !named.ok()) {
+    std::fprintf(stderr, "nodescope run: %s\n", TerminalText(named.message()).c_str());
+    return kToolFailed;
+  }
+  const uint32_t sample = opts.sample != 0 ? opts.sample : options->sample_every;
+  if (sample > 1 && !chosen->can_sample) {
+    std::fprintf(stderr,
+                 "nodescope run: the %s backend cannot sample launches (--sample or "
+                 "NODESCOPE_SAMPLE %u): trace everything, or use --ring or --stream to bound "
+                 "memory\n",
+                 chosen->name.c_str(), sample);
+    return kToolFailed;
+  }
 
   std::vector<std::string> env;
   chosen->add_env(*library, &env);
@@ -165,10 +195,19 @@ int Run(const RunOptions& opts) {
     std::fprintf(stderr, "nodescope run: %s\n", result.status().ToString().c_str());
     return kToolFailed;
   }
-  PrintRunSummary(*result, RunContext{output, result->pid, *started, chosen->runtime}, stderr);
+  const RunOutcome outcome =
+      PrintRunSummary(*result, RunContext{output, result->pid, *started, chosen->runtime}, stderr);
   if (result->signal != 0) {
     std::fprintf(stderr, "nodescope: the program was terminated by signal %d (%s)\n",
                  result->signal, strsignal(result->signal));
+  }
+  // A trace that could not be written is a failure even when the program succeeded.
+  if (outcome.failed != 0 && result->exit_status == 0) {
+    std::fprintf(stderr,
+                 "nodescope run: exit status %d: the program succeeded but %zu trace%s could not "
+                 "be written\n",
+                 kToolFailed, outcome.failed, outcome.failed == 1 ? "" : "s");
+    return kToolFailed;
   }
   return result->exit_status;
 }

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "api/run_report.h"
+#include "base/atomic_file.h"
 #include "base/terminal_text.h"
 
 namespace nodescope::cli {
@@ -31,7 +32,8 @@ bool NotOlder(const timespec& a, const timespec& b) {
 
 }  // namespace
 
-void PrintRunSummary(const ChildResult& result, const RunContext& context, FILE* out) {
+RunOutcome PrintRunSummary(const ChildResult& result, const RunContext& context, FILE* out) {
+  RunOutcome outcome;
   const std::string root_pid = std::to_string(context.root_pid);
   const char* output = context.output.empty() ? nullptr : context.output.c_str();
   size_t not_ours = 0;
@@ -56,6 +58,7 @@ void PrintRunSummary(const ChildResult& result, const RunContext& context, FILE*
     if (line->kind == report::Line::Kind::kError) {
       std::fprintf(out, "nodescope: no trace%s: %s\n", who.c_str(),
                    TerminalText(line->message).c_str());
+      ++outcome.failed;
       continue;
     }
     if (line->kind == report::Line::Kind::kEmpty) {
@@ -63,21 +66,35 @@ void PrintRunSummary(const ChildResult& result, const RunContext& context, FILE*
                    who.c_str(), static_cast<unsigned long long>(line->summary.api_calls));
       continue;
     }
-    std::string expected =
+    const std::string named =
         report::TracePathFor(output, root_pid.c_str(), static_cast<long>(line->pid), line->rank);
-    if (line->path != expected) {  // never printed: it is whatever the writer chose
+    // The writer names its trace by pid when another process wrote that path meanwhile.
+    const std::string by_pid = PidNamedPath(named, static_cast<long>(line->pid));
+    if (line->path != named && line->path != by_pid) {  // never printed: the writer chose it
       ++not_ours;
       continue;
     }
+    const std::string& expected = line->path;
+    if (expected == by_pid) {
+      std::fprintf(out,
+                   "nodescope: warning: another process wrote %s while this run traced; this "
+                   "trace%s is named by its pid instead\n",
+                   TerminalText(named).c_str(), who.c_str());
+    }
     struct stat st {};
-    if (lstat(expected.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
-        !NotOlder(st.st_mtim, context.started)) {
+    const bool in_place = stat(expected.c_str(), &st) == 0 &&
+                          (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) &&
+                          expected == context.output;
+    if (!in_place && (stat(expected.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
+                      !NotOlder(st.st_mtim, context.started))) {
       std::fprintf(out,
                    "nodescope: warning: process %llu reported a trace at %s, but no file this "
                    "run wrote is there (missing, not a regular file, or older than the run)\n",
                    static_cast<unsigned long long>(line->pid), TerminalText(expected).c_str());
+      ++outcome.failed;
       continue;
     }
+    ++outcome.traces;
     const TraceSummary& s = line->summary;
     auto n = [](uint64_t v) { return static_cast<unsigned long long>(v); };
     std::fprintf(out,
@@ -86,9 +103,10 @@ void PrintRunSummary(const ChildResult& result, const RunContext& context, FILE*
                  "  graph-launched   %10llu\n"
                  "  API calls        %10llu\n"
                  "  dropped records  %10llu\n",
-                 who.c_str(), TerminalText(expected).c_str(), HumanBytes(st.st_size).c_str(),
-                 n(s.gpu_events), n(s.kernels), n(s.memcpys), n(s.memsets), n(s.graph_events),
-                 n(s.api_calls), n(s.dropped));
+                 who.c_str(), TerminalText(expected).c_str(),
+                 in_place ? "written in place" : HumanBytes(st.st_size).c_str(), n(s.gpu_events),
+                 n(s.kernels), n(s.memcpys), n(s.memsets), n(s.graph_events), n(s.api_calls),
+                 n(s.dropped));
     if (s.buffers_refused != 0) {  // not records: beside the records dropped, not in them
       std::fprintf(out,
                    "  buffers refused  %10llu  (buffer requests refused, pool full: records "
@@ -99,10 +117,20 @@ void PrintRunSummary(const ChildResult& result, const RunContext& context, FILE*
                  n(line->write_ms));
   }
   if (!any_line && not_ours == 0 && result.report_bytes_discarded == 0) {
-    std::fprintf(out,
-                 "nodescope: no trace written: the program never initialised %s (did it use "
-                 "the GPU?)\n",
-                 context.runtime.c_str());
+    if (result.signal != 0) {
+      // Ended by a signal before a report: SIGKILL, or a signal the program's own handler let
+      // through after nodescope's, or one that came before the runtime was initialised.
+      std::fprintf(out,
+                   "nodescope: no trace written: the program was ended by signal %d before "
+                   "nodescope reported a trace (none is written on SIGKILL; otherwise the "
+                   "program may not have initialised %s yet)\n",
+                   result.signal, context.runtime.c_str());
+    } else {
+      std::fprintf(out,
+                   "nodescope: no trace written: the program never initialised %s (did it use "
+                   "the GPU?)\n",
+                   context.runtime.c_str());
+    }
   }
   for (uint64_t pid : repeated) {
     std::fprintf(out,
@@ -123,6 +151,7 @@ void PrintRunSummary(const ChildResult& result, const RunContext& context, FILE*
                  static_cast<unsigned long long>(result.report_bytes_discarded),
                  report::kMaxLineBytes, report::kMaxReportBytes);
   }
+  return outcome;
 }
 
 }  // namespace nodescope::cli

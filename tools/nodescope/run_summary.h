@@ -1,8 +1,9 @@
 // What `nodescope run` prints when the program has ended, from the lines on the report pipe.
 // The program can write to that pipe too, so nothing in a line is trusted: a line is shown only
 // if it parses strictly (api/run_report.h), and a trace line only if its path is the one this
-// run gave that pid (report::TracePathFor) and that path is a regular file (not a link) written
-// since the run started. Everything else is counted and said, never printed.
+// run gave that pid (report::TracePathFor, or that path named by pid when another writer took it
+// meanwhile) and that path is a file written since the run started, or the device or FIFO named
+// by -o. Everything else is counted and said, never printed.
 #pragma once
 
 #include <time.h>
@@ -21,6 +22,13 @@ struct RunContext {
   std::string runtime = "the GPU runtime";  // the launcher's (backend.h), e.g. "CUDA"
 };
 
-void PrintRunSummary(const ChildResult& result, const RunContext& context, FILE* out);
+// What the summary found: `failed` when a process reported that it could not trace or could not
+// write its trace, or reported a trace that is not there (`run` then exits non-zero).
+struct RunOutcome {
+  size_t traces = 0;
+  size_t failed = 0;
+};
+
+RunOutcome PrintRunSummary(const ChildResult& result, const RunContext& context, FILE* out);
 
 }  // namespace nodescope::cli

@@ -53,7 +53,8 @@ void AddCudaEnv(const std::string& library, std::vector<std::string>* env) {
 
 // NODESCOPE_CUPTI_LIBRARY: the file name of the CUPTI backend library (src/backends/cupti).
 [[maybe_unused]] const bool kRegistered = RegisterLauncher(Launcher{
-    "cuda", "CUDA", NODESCOPE_CUPTI_LIBRARY, "InitializeInjection", &ProbeCuda, &AddCudaEnv});
+    "cuda", "CUDA", NODESCOPE_CUPTI_LIBRARY, "InitializeInjection", &ProbeCuda, &AddCudaEnv,
+    /*can_sample=*/true});
 
 }  // namespace
 }  // namespace nodescope::cupti
