@@ -139,9 +139,24 @@ bool WindowReader::GetString(od::value& v, std::string_view key, std::string_vie
       return true;
     }
   }
-  if (parser_.unescape(raw, strings_).get(*out) != simdjson::SUCCESS) {
-    return ErrorAt(begin - 1, "\"" + std::string(key) + "\": " + Describe(simdjson::STRING_ERROR));
+  return Unescape(raw, key, out);
+}
+
+bool WindowReader::Unescape(od::raw_json_string raw, std::string_view key, std::string_view* out) {
+  if (parser_.unescape(raw, strings_).get(*out) == simdjson::SUCCESS) [[likely]] {
+    return true;
   }
+  // simdjson refuses a \u escape of a lone surrogate, which JSON allows (and leaves strings_
+  // as it was): ours reads it as U+FFFD, and refuses what simdjson does otherwise.
+  const auto* begin = reinterpret_cast<const uint8_t*>(raw.raw());
+  uint8_t* end = UnescapeJsonString(begin, strings_);
+  if (end == nullptr) {
+    return ErrorAt(raw.raw() - 1,
+                   "\"" + std::string(key) + "\": " + Describe(simdjson::STRING_ERROR));
+  }
+  *out = std::string_view(reinterpret_cast<const char*>(strings_),
+                          static_cast<size_t>(end - strings_));
+  strings_ = end;
   return true;
 }
 

@@ -89,6 +89,9 @@ class WindowReader {
             const char* expected_type);
 
   bool GetString(simdjson::ondemand::value& v, std::string_view key, std::string_view* out);
+  // The string's text with its escapes decoded, into strings_ (`key` names it in errors).
+  bool Unescape(simdjson::ondemand::raw_json_string raw, std::string_view key,
+                std::string_view* out);
   bool GetUint(simdjson::ondemand::value& v, std::string_view key, std::optional<uint64_t>* out);
   bool GetInt(simdjson::ondemand::value& v, std::string_view key, std::optional<int64_t>* out);
   bool GetDouble(simdjson::ondemand::value& v, std::string_view key, std::optional<double>* out);
