@@ -296,3 +296,24 @@ if(NODESCOPE_BUILD_TESTS AND TARGET make_rank_traces)
   set_tests_properties(check_cli_merged nodes_cli_ranks_merged PROPERTIES FIXTURES_REQUIRED
                        "rank_traces;merged_trace")
 endif()
+
+# Analysis hardening (issue 24).
+if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
+  set(data ${PROJECT_SOURCE_DIR}/src/analysis/testdata)
+  # `check` refuses what `nodes` and `plot` refuse (it called these clean), in the same words.
+  foreach(command check nodes plot)
+    set(output "")
+    if(command STREQUAL "plot")
+      set(output OUTPUT refused.svg)
+    endif()
+    nodescope_cli_test(${command} refused_dur EXIT 2 ARGS ${data}/refused_dur.json ${output}
+      STDOUT "^$"
+      STDERR "^nodescope ${command}: [^\n]*/refused_dur.json: byte 167: \"dur\" is negative \\(-5.000000\\)\n$")
+    nodescope_cli_test(${command} refused_ts EXIT 2 ARGS ${data}/refused_ts.json ${output}
+      STDOUT "^$"
+      STDERR "^nodescope ${command}: [^\n]*/refused_ts.json: byte 167: \"ts\" is 1e\\+29 us, too large for a time \\(at most 1e17 us\\)\n$")
+    nodescope_cli_test(${command} refused_pid EXIT 2 ARGS ${data}/refused_pid.json ${output}
+      STDOUT "^$"
+      STDERR "^nodescope ${command}: [^\n]*/refused_pid.json: byte 167: \"pid\" 2516582500 names no process of a merged trace \\(pids of merged traces are below 512 << 22\\)\n$")
+  endforeach()
+endif()

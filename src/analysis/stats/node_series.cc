@@ -10,6 +10,7 @@
 #include <optional>
 #include <utility>
 
+#include "analysis/stats/event_checks.h"
 #include "base/flat_index_map.h"
 
 namespace nodescope::analysis {
@@ -182,27 +183,7 @@ struct Grouper {
     ++out.gpu_events;
     if (!e.graph_id || !e.graph_node_id || *e.graph_node_id == 0) return OkStatus();
     ++out.keyed_events;
-    // Per-node figures need when each node ran and for how long: no default stands in for them.
-    const char* missing = !e.ts_us ? "\"ts\"" : !e.dur_us ? "\"dur\"" : nullptr;
-    if (missing != nullptr) {
-      return DataLossError(std::string(e.source) + ": byte " + std::to_string(e.offset) + ": a " +
-                           std::string(e.cat) + " event with graph keys has no " + missing);
-    }
-    if (*e.dur_us < 0) {
-      return DataLossError(std::string(e.source) + ": byte " + std::to_string(e.offset) +
-                           ": \"dur\" is negative (" + std::to_string(*e.dur_us) + ")");
-    }
-    // 1e17 us is over 3000 years: beyond it a number is not a time (and sums of such numbers
-    // would overflow to infinity).
-    constexpr double kMaxUs = 1e17;
-    for (const auto& [key, value] : {std::pair{"ts", *e.ts_us}, std::pair{"dur", *e.dur_us}}) {
-      if (std::fabs(value) > kMaxUs) {
-        char text[64];
-        std::snprintf(text, sizeof(text), "%g", value);
-        return DataLossError(std::string(e.source) + ": byte " + std::to_string(e.offset) + ": \"" +
-                             key + "\" is " + text + " us, too large for a time (at most 1e17 us)");
-      }
-    }
+    RETURN_IF_ERROR(CheckEvent(e));  // what `nodescope check` refuses too
     uint32_t i = index.Find(NodeKey{*e.graph_id, *e.graph_node_id});
     if (i == FlatIndexMap<NodeKey>::kAbsent) i = AddNode(e);
     if (i == FlatIndexMap<NodeKey>::kAbsent) {
@@ -237,17 +218,11 @@ struct Grouper {
 
 // One Grouper per process slot of a merged trace.
 struct PerProcess {
-  static constexpr uint32_t kMaxSlots = 512;  // what `nodescope merge` writes at most
   explicit PerProcess(const NodeSeriesOptions& options) : limits(options) {}
 
   Status Visit(const TraceEvent& e) {
+    RETURN_IF_ERROR(CheckEvent(e));  // also that the slot is below kMaxProcessSlots
     const uint32_t slot = ProcessSlot(e.pid);
-    if (slot >= kMaxSlots) [[unlikely]] {
-      return DataLossError(std::string(e.source) + ": byte " + std::to_string(e.offset) +
-                           ": \"pid\" " + std::to_string(e.pid.number) +
-                           " names no process of a merged trace (pids of merged traces are "
-                           "below 512 << 22)");
-    }
     while (groupers.size() <= slot) groupers.push_back(std::make_unique<Grouper>(limits));
     return groupers[slot]->Visit(e);
   }

@@ -93,7 +93,8 @@ using ProgressFn = std::function<void(uint64_t done_bytes, uint64_t total_bytes)
 
 // Reads the trace at `path` (streaming: memory is bounded by `limits`, not the file) and groups
 // keyed GPU events by (graph id, node id). A node seen with several names keeps the first; use
-// `nodescope check` to find such aliased keys.
+// `nodescope check` to find such aliased keys. An event CheckEvent() refuses
+// (stats/event_checks.h: a keyed event without "ts", a negative "dur", ...) is a DATA_LOSS error.
 StatusOr<GraphNodes> CollectNodeSeries(const std::string& path,
                                        const ProgressFn& progress = nullptr,
                                        const NodeSeriesOptions& limits = {});
