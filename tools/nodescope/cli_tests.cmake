@@ -316,4 +316,22 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
       STDOUT "^$"
       STDERR "^nodescope ${command}: [^\n]*/refused_pid.json: byte 167: \"pid\" 2516582500 names no process of a merged trace \\(pids of merged traces are below 512 << 22\\)\n$")
   endforeach()
+  # The limits hold per trace file, its processes together: 4 processes of 2 nodes each, at most
+  # 3 nodes held (rank 0's 2 and rank 1's first), the other 5 nodes' 15 events left out and said.
+  set(merged ${data}/merged_4x2.json)
+  nodescope_cli_test(nodes merged_within_limits EXIT 0 ARGS ${merged} --width 100 STDERR "^$"
+    STDOUT "graph 1 on 4 of 4 ranks")
+  nodescope_cli_test(nodes merged_nodes_past_limit EXIT 0 ARGS ${merged} --max-nodes 3 --width 100
+    STDERR "^nodescope nodes: warning: [^\n]*/merged_4x2.json: 15 keyed events of nodes past the first 3 are left out \\(at most 3 distinct nodes are held per trace, its 4 processes together\\)\n$"
+    STDOUT "graph 1 on 2 of 2 ranks")
+  nodescope_cli_test(nodes merged_nodes_past_limit_csv EXIT 0 ARGS ${merged} --max-nodes 3 --csv
+    PARSE csv ROWS 3 STDERR "15 keyed events of nodes past the first 3 are left out"
+    STDOUT "^graph_id,node_id,rank,")
+  nodescope_cli_test(nodes merged_samples_past_limit EXIT 0 ARGS ${merged} --max-samples 8
+    STDERR "^nodescope nodes: warning: [^\n]*/merged_4x2.json: more occurrences than the 8 held: percentiles, drift and per-replay figures of [1-8] nodes are estimated"
+    STDOUT "graph 1 on 4 of 4 ranks")
+  nodescope_cli_test(plot merged_nodes_past_limit EXIT 0
+    ARGS ${merged} --node 0 --max-nodes 3 OUTPUT merged_past_limit.svg STDOUT "^wrote "
+    STDERR "^nodescope plot: warning: [^\n]*/merged_4x2.json: 15 keyed events of nodes past the first 3 are left out \\(at most 3 distinct nodes are held per trace, its 4 processes together\\)\n$"
+    FILE "rank 0: void gemm.*rank 1: void gemm")
 endif()
