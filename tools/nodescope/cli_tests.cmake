@@ -334,4 +334,10 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
     ARGS ${merged} --node 0 --max-nodes 3 OUTPUT merged_past_limit.svg STDOUT "^wrote "
     STDERR "^nodescope plot: warning: [^\n]*/merged_4x2.json: 15 keyed events of nodes past the first 3 are left out \\(at most 3 distinct nodes are held per trace, its 4 processes together\\)\n$"
     FILE "rank 0: void gemm.*rank 1: void gemm")
+  # A merged trace with no graph work: said, as for one process (plot crashed: no input at all).
+  nodescope_cli_test(plot merged_no_keys EXIT 1 ARGS ${data}/merged_no_keys.json
+    OUTPUT merged_no_keys.svg STDOUT "^$"
+    STDERR "^nodescope plot: [^\n]*/merged_no_keys.json: no GPU event carries both graph keys")
+  nodescope_cli_test(nodes merged_no_keys EXIT 1 ARGS ${data}/merged_no_keys.json STDOUT "^$"
+    STDERR "^nodescope nodes: no graph-launched work with graph keys in any trace\n$")
 endif()

@@ -85,8 +85,10 @@ int Plot(const PlotCommandOptions& opts) {
       return kNothingToPlot;
     }
     what = std::to_string(ranks->inputs.size()) + " ranks";
-  } else {
+  } else if (!ranks->nodes.empty()) {
     nodes = std::move(*ranks->nodes[0]);
+  } else {  // a merged trace none of whose processes has graph work: nothing to draw
+    nodes = analysis::GraphNodes{};
   }
   if (nodes->mismatched_nodes > 0) {
     PrintError("plot", "warning: " + opts.trace + ": " + std::to_string(nodes->mismatched_nodes) +
