@@ -11,6 +11,7 @@
 
 #include "analysis/reader/trace_reader.h"
 #include "analysis/stats/alias_check.h"
+#include "analysis/stats/event_checks.h"
 #include "base/terminal_text.h"
 #include "cli_io.h"
 #include "export/json_output.h"
@@ -42,6 +43,9 @@ StatusOr<AliasReport> CheckTrace(const std::string& path,
   analysis::AliasChecker checker(limits);
   ASSIGN_OR_RETURN(analysis::TraceMetadata metadata,
                    analysis::ReadTraceFile(TracePath(path), [&](const analysis::TraceEvent& event) {
+                     // What `nodes` and `plot` refuse, with the same words: a trace they cannot
+                     // read is not clean.
+                     RETURN_IF_ERROR(analysis::CheckEvent(event));
                      checker.Add(event);
                      return OkStatus();
                    }));

@@ -296,3 +296,48 @@ if(NODESCOPE_BUILD_TESTS AND TARGET make_rank_traces)
   set_tests_properties(check_cli_merged nodes_cli_ranks_merged PROPERTIES FIXTURES_REQUIRED
                        "rank_traces;merged_trace")
 endif()
+
+# Analysis hardening (issue 24).
+if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
+  set(data ${PROJECT_SOURCE_DIR}/src/analysis/testdata)
+  # `check` refuses what `nodes` and `plot` refuse (it called these clean), in the same words.
+  foreach(command check nodes plot)
+    set(output "")
+    if(command STREQUAL "plot")
+      set(output OUTPUT refused.svg)
+    endif()
+    nodescope_cli_test(${command} refused_dur EXIT 2 ARGS ${data}/refused_dur.json ${output}
+      STDOUT "^$"
+      STDERR "^nodescope ${command}: [^\n]*/refused_dur.json: byte 167: \"dur\" is negative \\(-5.000000\\)\n$")
+    nodescope_cli_test(${command} refused_ts EXIT 2 ARGS ${data}/refused_ts.json ${output}
+      STDOUT "^$"
+      STDERR "^nodescope ${command}: [^\n]*/refused_ts.json: byte 167: \"ts\" is 1e\\+29 us, too large for a time \\(at most 1e17 us\\)\n$")
+    nodescope_cli_test(${command} refused_pid EXIT 2 ARGS ${data}/refused_pid.json ${output}
+      STDOUT "^$"
+      STDERR "^nodescope ${command}: [^\n]*/refused_pid.json: byte 167: \"pid\" 2516582500 names no process of a merged trace \\(pids of merged traces are below 512 << 22\\)\n$")
+  endforeach()
+  # The limits hold per trace file, its processes together: 4 processes of 2 nodes each, at most
+  # 3 nodes held (rank 0's 2 and rank 1's first), the other 5 nodes' 15 events left out and said.
+  set(merged ${data}/merged_4x2.json)
+  nodescope_cli_test(nodes merged_within_limits EXIT 0 ARGS ${merged} --width 100 STDERR "^$"
+    STDOUT "graph 1 on 4 of 4 ranks")
+  nodescope_cli_test(nodes merged_nodes_past_limit EXIT 0 ARGS ${merged} --max-nodes 3 --width 100
+    STDERR "^nodescope nodes: warning: [^\n]*/merged_4x2.json: 15 keyed events of nodes past the first 3 are left out \\(at most 3 distinct nodes are held per trace, its 4 processes together\\)\n$"
+    STDOUT "graph 1 on 2 of 2 ranks")
+  nodescope_cli_test(nodes merged_nodes_past_limit_csv EXIT 0 ARGS ${merged} --max-nodes 3 --csv
+    PARSE csv ROWS 3 STDERR "15 keyed events of nodes past the first 3 are left out"
+    STDOUT "^graph_id,node_id,rank,")
+  nodescope_cli_test(nodes merged_samples_past_limit EXIT 0 ARGS ${merged} --max-samples 8
+    STDERR "^nodescope nodes: warning: [^\n]*/merged_4x2.json: more occurrences than the 8 held: percentiles, drift and per-replay figures of [1-8] nodes are estimated"
+    STDOUT "graph 1 on 4 of 4 ranks")
+  nodescope_cli_test(plot merged_nodes_past_limit EXIT 0
+    ARGS ${merged} --node 0 --max-nodes 3 OUTPUT merged_past_limit.svg STDOUT "^wrote "
+    STDERR "^nodescope plot: warning: [^\n]*/merged_4x2.json: 15 keyed events of nodes past the first 3 are left out \\(at most 3 distinct nodes are held per trace, its 4 processes together\\)\n$"
+    FILE "rank 0: void gemm.*rank 1: void gemm")
+  # A merged trace with no graph work: said, as for one process (plot crashed: no input at all).
+  nodescope_cli_test(plot merged_no_keys EXIT 1 ARGS ${data}/merged_no_keys.json
+    OUTPUT merged_no_keys.svg STDOUT "^$"
+    STDERR "^nodescope plot: [^\n]*/merged_no_keys.json: no GPU event carries both graph keys")
+  nodescope_cli_test(nodes merged_no_keys EXIT 1 ARGS ${data}/merged_no_keys.json STDOUT "^$"
+    STDERR "^nodescope nodes: no graph-launched work with graph keys in any trace\n$")
+endif()

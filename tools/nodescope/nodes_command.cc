@@ -156,6 +156,19 @@ int NodesAcrossRanks(const NodesOptions& opts, StatusOr<RankTraces> traces) {
     PrintError("nodes", traces.status().message());
     return kUnreadable;
   }
+  // Per file, as for one trace: the limits hold per file, its processes together.
+  for (size_t f = 0; f < traces->files.size() && f < opts.traces.size(); ++f) {
+    const FileLimits& file = traces->files[f];
+    const std::string left_out = LeftOutWarning(file, opts.limits.max_nodes);
+    if (!left_out.empty()) PrintError("nodes", "warning: " + opts.traces[f] + ": " + left_out);
+    if (file.sampled_nodes > 0) {
+      PrintError("nodes", "warning: " + opts.traces[f] + ": more occurrences than the " +
+                              std::to_string(opts.limits.max_samples) +
+                              " held: percentiles, drift and per-replay figures of " +
+                              std::to_string(file.sampled_nodes) +
+                              " nodes are estimated from a sample of their graph's replays");
+    }
+  }
   size_t with_graphs = 0;
   for (const analysis::RankInput& in : traces->inputs) {
     if (in.nodes->nodes.empty()) {
@@ -297,9 +310,10 @@ constexpr char kDetails[] =
     "--json, where an undefined figure (drift, a share of 0 us) is an empty field or null.\n"
     "\n"
     "Memory stays bounded whatever the trace's size: at most 262144 distinct nodes and 4194304\n"
-    "occurrence slots (start, duration, replay: 24 bytes each) are held, beside the reader's\n"
-    "window of at most 64 MiB and at most 64 MiB of names. Events of nodes past the first\n"
-    "262144 are left out, and said so. Past 4194304 slots the graphs holding the most keep one\n"
+    "occurrence slots (start, duration, replay: 24 bytes each) are held per trace file (every\n"
+    "process of a merged trace together), beside the reader's window of at most 64 MiB and at\n"
+    "most 64 MiB of names. Events of nodes past the first 262144 are left out, and said so.\n"
+    "Past 4194304 slots the graphs holding the most keep one\n"
     "replay in 2, 4, ... (chosen by a hash of the correlation id, so runs agree): replays, total,\n"
     "mean, max, stddev and share stay exact for every node, while the replay count, the\n"
     "per-replay lines, p50/p95/p99 and drift are estimated from the replays held; the text and\n"

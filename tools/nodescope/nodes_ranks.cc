@@ -37,10 +37,18 @@ StatusOr<RankTraces> AssembleRankTraces(const std::vector<std::string>& names,
     GraphNodes nodes;
   };
   std::vector<Item> items;
+  RankTraces out;
   for (size_t f = 0; f < loaded.size(); ++f) {
     if (!loaded[f].ok()) return loaded[f].status();
     std::vector<GraphNodes>& processes = *loaded[f];
     const bool merged = !processes.empty() && !processes[0].metadata.merged_ranks.empty();
+    FileLimits& file = out.files.emplace_back();
+    file.processes = processes.size();
+    for (const GraphNodes& g : processes) {
+      file.nodes_held += g.nodes.size();
+      file.untracked_events += g.untracked_events;
+      for (const analysis::NodeSeries& n : g.nodes) file.sampled_nodes += n.sampled() ? 1 : 0;
+    }
     for (size_t slot = 0; slot < processes.size(); ++slot) {
       GraphNodes& g = processes[slot];
       if (merged && g.nodes.empty()) continue;  // a rank with no graph work
@@ -54,7 +62,6 @@ StatusOr<RankTraces> AssembleRankTraces(const std::vector<std::string>& names,
   std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
     return (a.rank >= 0 && b.rank >= 0) ? a.rank < b.rank : (a.rank >= 0 && b.rank < 0);
   });
-  RankTraces out;
   for (Item& item : items) {
     out.nodes.push_back(std::make_unique<GraphNodes>(std::move(item.nodes)));
     RankInput in;
@@ -65,6 +72,16 @@ StatusOr<RankTraces> AssembleRankTraces(const std::vector<std::string>& names,
     out.inputs.push_back(std::move(in));
   }
   return out;
+}
+
+std::string LeftOutWarning(const FileLimits& file, size_t max_nodes) {
+  if (file.untracked_events == 0) return "";
+  return to_string(file.untracked_events) + " keyed events of nodes past the first " +
+         to_string(file.nodes_held) + " are left out (at most " + to_string(max_nodes) +
+         " distinct nodes are held" +
+         (file.processes > 1
+              ? " per trace, its " + to_string(file.processes) + " processes together)"
+              : ")");
 }
 
 namespace {

@@ -17,10 +17,24 @@ namespace nodescope::cli {
 
 // Every process of every trace: one per file, or one per rank of a merged trace. Inputs are
 // ordered by rank (those without one after them, in argument order); the first is the reference.
+// What one file held and left out: the limits (NodeSeriesOptions) hold per file, all its
+// processes together, and a process all of whose nodes were left out is no input.
+struct FileLimits {
+  size_t processes = 0;
+  size_t nodes_held = 0;
+  uint64_t untracked_events = 0;  // keyed events of nodes past the limits
+  size_t sampled_nodes = 0;       // nodes holding a sample of their occurrences
+};
+
 struct RankTraces {
   std::vector<std::unique_ptr<analysis::GraphNodes>> nodes;
   std::vector<analysis::RankInput> inputs;  // point into `nodes`
+  std::vector<FileLimits> files;            // one per file, in argument order
 };
+
+// "N keyed events of nodes past the first M are left out (at most MAX distinct nodes are
+// held...)" for a file that left events out, else empty.
+std::string LeftOutWarning(const FileLimits& file, size_t max_nodes);
 
 // The processes of each file (CollectNodeSeriesPerProcess), named by `names`, as inputs.
 StatusOr<RankTraces> AssembleRankTraces(

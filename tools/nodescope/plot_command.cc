@@ -85,8 +85,10 @@ int Plot(const PlotCommandOptions& opts) {
       return kNothingToPlot;
     }
     what = std::to_string(ranks->inputs.size()) + " ranks";
-  } else {
+  } else if (!ranks->nodes.empty()) {
     nodes = std::move(*ranks->nodes[0]);
+  } else {  // a merged trace none of whose processes has graph work: nothing to draw
+    nodes = analysis::GraphNodes{};
   }
   if (nodes->mismatched_nodes > 0) {
     PrintError("plot", "warning: " + opts.trace + ": " + std::to_string(nodes->mismatched_nodes) +
@@ -94,11 +96,10 @@ int Plot(const PlotCommandOptions& opts) {
                            " node ids do not carry their graph id (node id >> 32 != graph id); "
                            "`nodescope check` lists them");
   }
-  if (nodes->untracked_events > 0) {
-    PrintError("plot", "warning: " + opts.trace + ": " + std::to_string(nodes->untracked_events) +
-                           " keyed events of nodes past the first " +
-                           std::to_string(nodes->nodes.size()) + " are left out (at most " +
-                           std::to_string(opts.limits.max_nodes) + " distinct nodes are held)");
+  // Per file: the limits hold per file, its processes together (also those not drawn).
+  for (size_t f = 0; f < ranks->files.size() && f < opts.traces.size(); ++f) {
+    const std::string left_out = LeftOutWarning(ranks->files[f], opts.limits.max_nodes);
+    if (!left_out.empty()) PrintError("plot", "warning: " + opts.traces[f] + ": " + left_out);
   }
   size_t sampled = 0;
   for (const analysis::NodeSeries& n : nodes->nodes) sampled += n.sampled() ? 1 : 0;
@@ -160,11 +161,12 @@ CLI::App* AddPlotCommand(CLI::App& app, int* exit_code) {
   plot->add_option("--width", opts->width, "Picture width in pixels")->check(CLI::Range(480, 8000));
   plot->footer(
       "Memory stays bounded as for `nodescope nodes`: at most 262144 distinct nodes and 4194304\n"
-      "occurrences are held. Past that, a graph is drawn over a uniform sample of its replays\n"
-      "(1 in 2, 4, ...; the panel's title says \"drawn: a sample, 1 in N replays\"), and a\n"
-      "warning on stderr says how many nodes. One picture draws at most 1024 nodes: a graph past\n"
-      "that keeps its first nodes (\"N of M nodes\"), further graphs are left out (the title\n"
-      "says how many); --graph and --node choose others.");
+      "occurrences are held per trace file (a merged trace's processes together). Past that, a\n"
+      "graph is drawn over a uniform sample of its replays (1 in 2, 4, ...; the panel's title\n"
+      "says \"drawn: a sample, 1 in N replays\"), and a warning on stderr says how many nodes.\n"
+      "One picture draws at most 1024 nodes: a graph past that keeps its first nodes (\"N of M\n"
+      "nodes\"), further graphs are left out (the title says how many); --graph and --node\n"
+      "choose others.");
   // Test seams, not for users: small limits, so a test needs no millions of events.
   plot->add_option("--max-nodes", opts->limits.max_nodes)->group("")->check(CLI::PositiveNumber);
   plot->add_option("--max-samples", opts->limits.max_samples)

@@ -21,7 +21,102 @@ size_t ReadDigits(const char*& p, uint64_t* value) {
   return static_cast<size_t>(p - start);
 }
 
+// The value of the four hex digits at `p`, or -1.
+int32_t Hex4(const uint8_t* p) {
+  int32_t v = 0;
+  for (int i = 0; i < 4; ++i) {
+    const uint8_t c = p[i];
+    int32_t d;
+    if (c >= '0' && c <= '9') {
+      d = c - '0';
+    } else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f') {
+      d = (c | 0x20) - 'a' + 10;
+    } else {
+      return -1;
+    }
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+uint8_t* AppendUtf8(uint32_t cp, uint8_t* dst) {
+  if (cp < 0x80) {
+    *dst++ = static_cast<uint8_t>(cp);
+  } else if (cp < 0x800) {
+    *dst++ = static_cast<uint8_t>(0xC0 | (cp >> 6));
+    *dst++ = static_cast<uint8_t>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    *dst++ = static_cast<uint8_t>(0xE0 | (cp >> 12));
+    *dst++ = static_cast<uint8_t>(0x80 | ((cp >> 6) & 0x3F));
+    *dst++ = static_cast<uint8_t>(0x80 | (cp & 0x3F));
+  } else {
+    *dst++ = static_cast<uint8_t>(0xF0 | (cp >> 18));
+    *dst++ = static_cast<uint8_t>(0x80 | ((cp >> 12) & 0x3F));
+    *dst++ = static_cast<uint8_t>(0x80 | ((cp >> 6) & 0x3F));
+    *dst++ = static_cast<uint8_t>(0x80 | (cp & 0x3F));
+  }
+  return dst;
+}
+
 }  // namespace
+
+uint8_t* UnescapeJsonString(const uint8_t* src, uint8_t* dst) {
+  constexpr uint32_t kReplacement = 0xFFFD;
+  for (;;) {
+    const uint8_t c = *src;
+    if (c == '"') return dst;
+    if (c != '\\') {
+      *dst++ = c;
+      ++src;
+      continue;
+    }
+    const uint8_t e = src[1];
+    src += 2;
+    switch (e) {
+      case '"':
+      case '\\':
+      case '/':
+        *dst++ = e;
+        continue;
+      case 'b':
+        *dst++ = '\b';
+        continue;
+      case 'f':
+        *dst++ = '\f';
+        continue;
+      case 'n':
+        *dst++ = '\n';
+        continue;
+      case 'r':
+        *dst++ = '\r';
+        continue;
+      case 't':
+        *dst++ = '\t';
+        continue;
+      case 'u':
+        break;
+      default:
+        return nullptr;
+    }
+    // Stage 1 found the string closed, so the closing quote stops Hex4 before the end.
+    const int32_t unit = Hex4(src);
+    if (unit < 0) return nullptr;
+    src += 4;
+    uint32_t cp = static_cast<uint32_t>(unit);
+    if (cp >= 0xD800 && cp < 0xDC00) {  // a high surrogate: a pair only with a low one next
+      const int32_t low = src[0] == '\\' && src[1] == 'u' ? Hex4(src + 2) : -1;
+      if (low >= 0xDC00 && low < 0xE000) {
+        cp = 0x10000 + ((cp - 0xD800) << 10) + (static_cast<uint32_t>(low) - 0xDC00);
+        src += 6;
+      } else {
+        cp = kReplacement;  // what follows is read on its own
+      }
+    } else if (cp >= 0xDC00 && cp < 0xE000) {
+      cp = kReplacement;
+    }
+    dst = AppendUtf8(cp, dst);
+  }
+}
 
 const char* TypeName(od::json_type type) {
   switch (type) {

@@ -45,6 +45,15 @@ inline std::string_view TrimJsonSpace(std::string_view token) {
   return token;
 }
 
+// Unescapes the string whose text starts at `src` (just past its opening quote; closed, valid
+// UTF-8 and free of control characters, as simdjson's stage 1 found) into `dst`, as simdjson
+// does, except for a \u escape of a lone surrogate ("\udcff", or "\ud800" not followed by a
+// low surrogate's escape): legal JSON, which simdjson 3.0 refuses, it becomes U+FFFD, as
+// JavaScript's TextEncoder (browsers, Perfetto) does when it converts the string to UTF-8.
+// Returns one past the last byte written, or nullptr at an invalid escape. Writes no more bytes
+// than it reads.
+uint8_t* UnescapeJsonString(const uint8_t* src, uint8_t* dst);
+
 // Whether `c` may start a JSON value (after whitespace).
 inline bool CanStartValue(char c) {
   return c == '{' || c == '[' || c == '"' || c == '-' || (c >= '0' && c <= '9') || c == 't' ||

@@ -184,7 +184,7 @@ StatusOr<TraceMetadata> ReadWindows(std::string_view name, ByteSource& source,
       continue;
     }
     if (ok && w.last) return window_meta;
-    if (!ok && (w.last || (!reader.retry() && !reader.saw_array_end()))) {
+    if (!ok && (w.last || (!reader.retry() && reader.failed()))) {
       return reader.TakeError();
     }
 

@@ -398,5 +398,38 @@ TEST(TraceReader, EveryStringErrorNamesItsByte) {
             "trace.json: byte 4 (end of file): no JSON value in the file (only whitespace)");
 }
 
+// Issue 24: a \u escape of a lone surrogate is legal JSON (JSON.parse takes it) but names no
+// character: it reads as U+FFFD, as JavaScript's TextEncoder writes it in UTF-8, in every string
+// the reader decodes (event fields, "args", nodescope's withheld reasons), whatever the window.
+TEST(TraceReader, LoneSurrogateEscapesReadAsReplacementCharacters) {
+  const std::string json = R"({"nodescope":{"attribution":{"withheld":{"a\udcffb":2}}},
+"traceEvents":[
+{"ph":"X","cat":"kernel","name":"k\udcff","pid":0,"ts":1,"dur":1},
+{"ph":"\ud800\u0041","cat":"x\ud800","name":"\n\udcff\"\u00e9\ud83d\ude00",
+ "args":{"scope":"\udbff\udfff\udc00\ud800\ud800\udc00"}}
+]})";
+  const std::string fffd = "\xEF\xBF\xBD";
+  for (size_t window : {size_t{64}, size_t{100}, size_t{1} << 20}) {
+    std::vector<Seen> seen;
+    auto meta = Read(json, &seen, window);
+    ASSERT_TRUE(meta.ok()) << meta.status().ToString();
+    ASSERT_EQ(seen.size(), 2u);
+    EXPECT_EQ(seen[0].name, "k" + fffd);
+    EXPECT_EQ(seen[1].ph, fffd + "A");  // a high surrogate, then not a low one
+    EXPECT_EQ(seen[1].cat, "x" + fffd);
+    EXPECT_EQ(seen[1].name, "\n" + fffd + "\"\xC3\xA9\xF0\x9F\x98\x80");  // pairs still pair
+    EXPECT_EQ(seen[1].scope, "\xF4\x8F\xBF\xBF" + fffd + fffd + "\xF0\x90\x80\x80");
+    ASSERT_EQ(meta->withheld.size(), 1u);
+    EXPECT_EQ(meta->withheld[0].first, "a" + fffd + "b");
+  }
+  // A bad escape is still refused, at the string's byte, whichever decoder finds it.
+  EXPECT_EQ(ErrorOf(R"({"traceEvents":[{"name":"\udcfg"}]})"),
+            "trace.json: byte 24: \"name\": invalid string (bad escape or control character)");
+  EXPECT_EQ(ErrorOf(R"({"traceEvents":[{"name":"\udcff\q"}]})"),
+            "trace.json: byte 24: \"name\": invalid string (bad escape or control character)");
+  EXPECT_EQ(ErrorOf(R"({"traceEvents":[{"name":"\ud800\u12"}]})"),
+            "trace.json: byte 24: \"name\": invalid string (bad escape or control character)");
+}
+
 }  // namespace
 }  // namespace nodescope::analysis

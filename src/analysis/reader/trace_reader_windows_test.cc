@@ -81,12 +81,10 @@ constexpr size_t kWindows[] = {64, 65, 97, 128, 200, 333, 512, 1000, 4096};
 TEST(TraceReader, WindowsGiveTheSameEventsAsOneDocument) {
   std::string minified = PrettyTrace(40);
   std::erase(minified, '\n');
-  // Found by the fuzzer: the event a window starts with was skipped in every array of it.
-  std::string twice = PrettyTrace(20);
-  twice.insert(twice.find("  ],\n  \"nodescope\""),
-               "  ],\n  \"traceEvents\": [\n{\"name\": \"b\"}\n");
+  // (A trace with two "traceEvents", where the fuzzer found the event a window starts with
+  // skipped in every array of it, is refused now: ASecondTraceEventsIsRefusedAtItsKey.)
   for (const std::string& json :
-       {SampleTrace(), PrettyTrace(80), PrettyTrace(80, /*array_format=*/true), minified, twice}) {
+       {SampleTrace(), PrettyTrace(80), PrettyTrace(80, /*array_format=*/true), minified}) {
     std::vector<Seen> whole;
     auto expected = Read(json, &whole);
     ASSERT_TRUE(expected.ok()) << expected.status().ToString();
@@ -338,6 +336,67 @@ TEST(TraceReader, AnEventLargerThanTheLimitIsAnErrorAtItsByte) {
   auto tail = ReadWith(R"({"traceEvents":[{"name":"a"}],)" + pad + "}", &seen, options);
   EXPECT_NE(tail.status().message().find("is larger than 8192 bytes"), std::string::npos)
       << tail.status().ToString();
+}
+
+// Issue 24: a trace with two "traceEvents" had both read, where JSON.parse (Perfetto,
+// chrome://tracing) keeps the last. It is refused at the second key, whatever the window, with
+// none of the second array's events visited: also when that array is larger than the most the
+// reader holds (the windows after the first array's end look for the key).
+TEST(TraceReader, ASecondTraceEventsIsRefusedAtItsKey) {
+  std::string second = ",\n  \"traceEvents\": [\n";
+  for (int i = 0; i < 200; ++i) {
+    second += std::string(i > 0 ? ",\n" : "") + R"(  {"ph":"X","name":"second )" +
+              std::to_string(i) + R"(","ts":1,"dur":1,"args":{"pad":")" + std::string(100, 'p') +
+              "\"}}";
+  }
+  second += "\n  ]\n}\n";
+  const std::string first = PrettyTrace(40);
+  const std::string json = first.substr(0, first.rfind('}')) + second;
+  const size_t key = json.rfind("\"traceEvents\"");
+  const std::string expected = "trace.json: byte " + std::to_string(key) +
+                               ": a second \"traceEvents\": a trace with two is refused "
+                               "(JSON.parse, as Perfetto and chrome://tracing read it, keeps only "
+                               "the last)";
+  TraceReadOptions limited;
+  limited.window_bytes = 64;
+  limited.max_window_bytes = 8192;  // the second array is about 26 KB
+  ASSERT_GT(json.size() - key, 3 * limited.max_window_bytes);
+  std::vector<TraceReadOptions> all = {limited, TraceReadOptions{}};
+  for (size_t window : kWindows) {
+    all.emplace_back().window_bytes = window;
+  }
+  for (const TraceReadOptions& options : all) {
+    std::vector<Seen> seen;
+    auto r = ReadWith(json, &seen, options);
+    ASSERT_FALSE(r.ok()) << options.window_bytes;
+    EXPECT_EQ(r.status().message(), expected) << options.window_bytes;
+    EXPECT_EQ(seen.size(), 40u) << options.window_bytes;  // the first array's only
+  }
+  // The fuzzer's case: a second array right after the first, read in every window before.
+  std::string twice = PrettyTrace(20);
+  twice.insert(twice.find("  ],\n  \"nodescope\""),
+               "  ],\n  \"traceEvents\": [\n{\"name\": \"b\"}\n");
+  const std::string twice_error = ErrorOf(twice);
+  EXPECT_NE(twice_error.find("byte " + std::to_string(twice.rfind("\"traceEvents\"")) +
+                             ": a second \"traceEvents\""),
+            std::string::npos)
+      << twice_error;
+  for (size_t window : kWindows) {
+    std::vector<Seen> seen;
+    TraceReadOptions options;
+    options.window_bytes = window;
+    EXPECT_EQ(ReadWith(twice, &seen, options).status().message(), twice_error) << window;
+    EXPECT_EQ(seen.size(), 20u) << window;
+  }
+  // An empty first array, and one line.
+  EXPECT_EQ(ErrorOf(R"({"traceEvents":[],"traceEvents":[{"ph":"X"}]})"),
+            "trace.json: byte 18: a second \"traceEvents\": a trace with two is refused "
+            "(JSON.parse, as Perfetto and chrome://tracing read it, keeps only the last)");
+  std::vector<Seen> seen;
+  auto one_line = ReadWith(OneLine(json), &seen, limited);
+  EXPECT_NE(one_line.status().message().find(": a second \"traceEvents\""), std::string::npos)
+      << one_line.status().ToString();
+  EXPECT_EQ(seen.size(), 40u);
 }
 
 TEST(TraceReader, ZerosFailAtOnceWithoutBeingHeld) {

@@ -51,7 +51,7 @@ bool WindowReader::ReadNodescope(od::value& v, TraceMetadata* meta) {
           od::field reason;
           if (error_code e = std::move(reason_or).get(reason)) return Failed(e);
           std::string_view reason_key;
-          if (error_code e = reason.unescaped_key().get(reason_key)) return Failed(e);
+          if (!Unescape(reason.key(), "withheld", &reason_key)) return false;
           std::string owned_key(reason_key);
           std::optional<uint64_t> count;
           if (!GetUint(reason.value(), owned_key, &count)) return false;

@@ -139,9 +139,24 @@ bool WindowReader::GetString(od::value& v, std::string_view key, std::string_vie
       return true;
     }
   }
-  if (parser_.unescape(raw, strings_).get(*out) != simdjson::SUCCESS) {
-    return ErrorAt(begin - 1, "\"" + std::string(key) + "\": " + Describe(simdjson::STRING_ERROR));
+  return Unescape(raw, key, out);
+}
+
+bool WindowReader::Unescape(od::raw_json_string raw, std::string_view key, std::string_view* out) {
+  if (parser_.unescape(raw, strings_).get(*out) == simdjson::SUCCESS) [[likely]] {
+    return true;
   }
+  // simdjson refuses a \u escape of a lone surrogate, which JSON allows (and leaves strings_
+  // as it was): ours reads it as U+FFFD, and refuses what simdjson does otherwise.
+  const auto* begin = reinterpret_cast<const uint8_t*>(raw.raw());
+  uint8_t* end = UnescapeJsonString(begin, strings_);
+  if (end == nullptr) {
+    return ErrorAt(raw.raw() - 1,
+                   "\"" + std::string(key) + "\": " + Describe(simdjson::STRING_ERROR));
+  }
+  *out = std::string_view(reinterpret_cast<const char*>(strings_),
+                          static_cast<size_t>(end - strings_));
+  strings_ = end;
   return true;
 }
 
@@ -321,7 +336,6 @@ bool WindowReader::ReadEvents(od::array& events, const TraceEventVisitor& visit,
     Status status = visit(event);
     if (!status.ok()) return Fail(std::move(status));
   }
-  array_ended_ = true;
   return true;
 }
 
@@ -346,11 +360,27 @@ bool WindowReader::Read(od::document& doc, const TraceEventVisitor& visit, Trace
     od::object top;
     if (error_code e = doc.get_value().get(root)) return Failed(e);
     if (error_code e = root.get_object().get(top)) return Failed(e);
-    bool saw_events = false;
+    bool saw_events = false;  // (a resumed window's prefix holds the file's first one)
+    // In a window that is not the last, after "traceEvents" ended: the rest, which the window
+    // may cut, is only looked through for a second "traceEvents"; the last window reads it.
+    bool after_events = false;
     for (auto field_or : top) {
       od::field field;
-      if (error_code e = std::move(field_or).get(field)) return Failed(e);
+      if (error_code e = std::move(field_or).get(field)) {
+        return after_events ? false : Failed(e);
+      }
       od::raw_json_string key = field.key();
+      // JSON.parse, which Perfetto and chrome://tracing read traces with, keeps the last value
+      // of a repeated key. The reader hands each event to the visitor as it reads it, so it
+      // cannot take the first array's events back; nor hold them all, or read the file twice
+      // (a pipe), to wait for a second array. So such a trace is refused, at the second key,
+      // rather than read as no viewer reads it.
+      if (saw_events && key == "traceEvents") {
+        return ErrorAt(key.raw() - 1,
+                       "a second \"traceEvents\": a trace with two is refused (JSON.parse, "
+                       "as Perfetto and chrome://tracing read it, keeps only the last)");
+      }
+      if (after_events) continue;
       pending_start_ = Offset(key.raw() - 1);
       if (key == "traceEvents") {
         od::array events;
@@ -360,7 +390,7 @@ bool WindowReader::Read(od::document& doc, const TraceEventVisitor& visit, Trace
         if (e) return Failed(e);
         saw_events = true;
         if (!ReadEvents(events, visit, meta)) return false;
-        if (!w_.last) return false;
+        after_events = !w_.last;
       } else if (key == "nodescope") {
         if (!ReadNodescope(field.value(), meta)) return false;
       } else if (key == "baseTimeNanoseconds") {
@@ -369,6 +399,7 @@ bool WindowReader::Read(od::document& doc, const TraceEventVisitor& visit, Trace
         if (!ReadDistributedInfo(field.value(), meta)) return false;
       }
     }
+    if (after_events) return false;
     if (!saw_events) {
       return Fail(DataLossError(
           std::string(name_) +

@@ -42,9 +42,11 @@ class WindowReader {
         pending_start_(window.pos),
         raw_events_(raw_events) {}
 
-  // False on an error (TakeError()) or, in a window that is not the last, when "traceEvents" ends.
+  // False on an error (failed(), TakeError()) or, in a window that is not the last, when
+  // "traceEvents" ends.
   bool Read(simdjson::ondemand::document& doc, const TraceEventVisitor& visit, TraceMetadata* meta);
 
+  bool failed() const { return !error_.ok(); }  // Read() found an error (else it stopped early)
   Status TakeError() { return std::move(error_); }
   // The error may come from where the window was cut (it ran into the window's end): a window
   // starting at last_start(), or a larger one, reads on. Any other error is the file's: a
@@ -56,7 +58,6 @@ class WindowReader {
   // Events completed in this window, and the offset of the last one (to resume from).
   uint64_t completed() const { return completed_; }
   uint64_t last_start() const { return last_start_; }
-  bool saw_array_end() const { return array_ended_; }
   bool array_format() const { return array_format_; }  // a bare array of events
 
  private:
@@ -89,6 +90,9 @@ class WindowReader {
             const char* expected_type);
 
   bool GetString(simdjson::ondemand::value& v, std::string_view key, std::string_view* out);
+  // The string's text with its escapes decoded, into strings_ (`key` names it in errors).
+  bool Unescape(simdjson::ondemand::raw_json_string raw, std::string_view key,
+                std::string_view* out);
   bool GetUint(simdjson::ondemand::value& v, std::string_view key, std::optional<uint64_t>* out);
   bool GetInt(simdjson::ondemand::value& v, std::string_view key, std::optional<int64_t>* out);
   bool GetDouble(simdjson::ondemand::value& v, std::string_view key, std::optional<double>* out);
@@ -116,7 +120,6 @@ class WindowReader {
   simdjson::ondemand::document* doc_ = nullptr;
   Status error_;
   bool retry_ = false;
-  bool array_ended_ = false;
   bool array_format_ = false;
   uint64_t completed_ = 0;
   uint64_t last_start_ = 0;

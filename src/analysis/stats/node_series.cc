@@ -10,6 +10,7 @@
 #include <optional>
 #include <utility>
 
+#include "analysis/stats/event_checks.h"
 #include "base/flat_index_map.h"
 
 namespace nodescope::analysis {
@@ -39,13 +40,25 @@ bool IsGpuCat(std::string_view cat) {
   return cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset";
 }
 
+// A node of one process: graph ids (and so node ids) are per process.
 struct NodeKey {
   uint64_t graph_id = 0;
   uint64_t node_id = 0;
+  uint32_t slot = 0;
   friend bool operator==(const NodeKey&, const NodeKey&) = default;
 };
 struct NodeKeyHash {
-  uint64_t operator()(const NodeKey& k) const { return MixBits(k.node_id ^ MixBits(k.graph_id)); }
+  uint64_t operator()(const NodeKey& k) const {
+    return MixBits(k.node_id ^ MixBits(k.graph_id ^ (uint64_t{k.slot} << 40)));
+  }
+};
+struct GraphKey {
+  uint64_t graph_id = 0;
+  uint32_t slot = 0;
+  friend bool operator==(const GraphKey&, const GraphKey&) = default;
+};
+struct GraphKeyHash {
+  uint64_t operator()(const GraphKey& k) const { return MixBits(MixBits(k.graph_id) ^ k.slot); }
 };
 
 // Which replay an occurrence belongs to, as a uniformly spread 64-bit number: every node of one
@@ -61,28 +74,41 @@ bool Kept(uint64_t key, unsigned level) {
   return level == 0 || (level < 64 && (key >> (64 - level)) == 0);
 }
 
+// Groups a whole trace's keyed events: every process of a merged trace together, so the limits
+// hold for the trace, whatever its number of processes (one grouper per process held up to the
+// limits for each: 156 MB per process of 262144 nodes, 5.9 GB for 32 of them).
 struct Grouper {
-  explicit Grouper(const NodeSeriesOptions& options) : limits(options) {
-    out.limits = options;
-    strings = std::make_shared<NamePool>(options.max_name_bytes);
-  }
+  // by_process: a node is (process slot, graph id, node id); else (graph id, node id), every
+  // event counted as slot 0's.
+  Grouper(const NodeSeriesOptions& options, bool by_process)
+      : limits(options),
+        per_process(by_process),
+        strings(std::make_shared<NamePool>(options.max_name_bytes)) {}
 
   struct GraphState {
-    uint64_t graph_id = 0;
+    uint32_t slot = 0;
     unsigned level = 0;
     size_t held = 0;                // capacity of its nodes' occurrence vectors
-    std::vector<uint32_t> members;  // indices into out.nodes
+    std::vector<uint32_t> members;  // indices into nodes
+  };
+  // What GraphNodes counts, per process.
+  struct SlotCounts {
+    uint64_t gpu_events = 0;
+    uint64_t keyed_events = 0;
+    uint64_t untracked_events = 0;
   };
 
   NodeSeriesOptions limits;
-  GraphNodes out;
+  bool per_process;
   std::shared_ptr<NamePool> strings;
-  // (graph id, node id) -> out.nodes[i]. The node id alone is unique only while it carries its
-  // graph id, which a trace need not do.
+  std::vector<NodeSeries> nodes;  // every process's
+  std::vector<SlotCounts> slots;  // one per process slot up to the highest seen
+  // (slot, graph id, node id) -> nodes[i]. The node id alone is unique only while it carries
+  // its graph id, which a trace need not do.
   FlatIndexMap<NodeKey, NodeKeyHash> index;
-  FlatIndexMap<uint64_t> graph_index;  // graph id -> graphs[i]
+  FlatIndexMap<GraphKey, GraphKeyHash> graph_index;  // (slot, graph id) -> graphs[i]
   std::vector<GraphState> graphs;
-  std::vector<uint32_t> graph_of;  // out.nodes[i] -> graphs[graph_of[i]]
+  std::vector<uint32_t> graph_of;  // nodes[i] -> graphs[graph_of[i]]
   size_t held = 0;                 // occurrence slots allocated, all nodes together
 
   std::optional<std::string_view> Intern(std::string_view s) {
@@ -92,8 +118,8 @@ struct Grouper {
   }
 
   // A new node for `e`, or kAbsent when the limits leave no room for it.
-  uint32_t AddNode(const TraceEvent& e) {
-    if (out.nodes.size() >= limits.max_nodes) return FlatIndexMap<NodeKey>::kAbsent;
+  uint32_t AddNode(const TraceEvent& e, uint32_t slot) {
+    if (nodes.size() >= limits.max_nodes) return FlatIndexMap<NodeKey>::kAbsent;
     std::optional<std::string_view> name = Intern(e.name);
     std::optional<std::string_view> cat = name ? Intern(e.cat) : std::nullopt;
     std::optional<std::string_view> scope = std::string_view();
@@ -105,13 +131,14 @@ struct Grouper {
     s.name = *name;
     s.cat = *cat;
     s.scope = *scope;
-    const auto i = static_cast<uint32_t>(out.nodes.size());
-    out.nodes.push_back(std::move(s));
-    uint32_t g = graph_index.FindOrInsert(*e.graph_id, static_cast<uint32_t>(graphs.size()));
-    if (g == graphs.size()) graphs.push_back(GraphState{*e.graph_id, 0, 0, {}});
+    const auto i = static_cast<uint32_t>(nodes.size());
+    nodes.push_back(std::move(s));
+    uint32_t g =
+        graph_index.FindOrInsert(GraphKey{*e.graph_id, slot}, static_cast<uint32_t>(graphs.size()));
+    if (g == graphs.size()) graphs.push_back(GraphState{slot, 0, 0, {}});
     graphs[g].members.push_back(i);
     graph_of.push_back(g);
-    index.FindOrInsert(NodeKey{*e.graph_id, *e.graph_node_id}, i);
+    index.FindOrInsert(NodeKey{*e.graph_id, *e.graph_node_id, slot}, i);
     return i;
   }
 
@@ -119,7 +146,7 @@ struct Grouper {
   void Halve(GraphState& g) {
     ++g.level;
     for (uint32_t i : g.members) {
-      NodeSeries& node = out.nodes[i];
+      NodeSeries& node = nodes[i];
       std::vector<NodeOccurrence>& v = node.occurrences;
       std::erase_if(v, [&](const NodeOccurrence& o) { return !Kept(SampleKey(node, o), g.level); });
       const size_t before = v.capacity();
@@ -156,11 +183,11 @@ struct Grouper {
 
   // Appends `o` to node `i` when its replay is in the sample and there is room for it.
   void Hold(uint32_t i, const NodeOccurrence& o) {
-    const uint64_t key = SampleKey(out.nodes[i], o);
+    const uint64_t key = SampleKey(nodes[i], o);
     for (;;) {
       GraphState& g = graphs[graph_of[i]];
       if (!Kept(key, g.level)) return;
-      std::vector<NodeOccurrence>& v = out.nodes[i].occurrences;
+      std::vector<NodeOccurrence>& v = nodes[i].occurrences;
       if (v.size() < v.capacity()) break;
       const size_t cap = v.capacity();
       // Doubling, or what is left below the limit.
@@ -174,93 +201,71 @@ struct Grouper {
       }
       if (!Evict()) return;
     }
-    out.nodes[i].occurrences.push_back(o);
+    nodes[i].occurrences.push_back(o);
   }
 
   Status Visit(const TraceEvent& e) {
+    RETURN_IF_ERROR(CheckEvent(e));  // what `nodescope check` refuses too
+    const uint32_t slot = per_process ? ProcessSlot(e.pid) : 0;  // below kMaxProcessSlots
+    if (slot >= slots.size()) [[unlikely]] {
+      slots.resize(slot + 1);
+    }
     if (e.ph != "X" || !IsGpuCat(e.cat)) return OkStatus();
-    ++out.gpu_events;
-    if (!e.graph_id || !e.graph_node_id || *e.graph_node_id == 0) return OkStatus();
-    ++out.keyed_events;
-    // Per-node figures need when each node ran and for how long: no default stands in for them.
-    const char* missing = !e.ts_us ? "\"ts\"" : !e.dur_us ? "\"dur\"" : nullptr;
-    if (missing != nullptr) {
-      return DataLossError(std::string(e.source) + ": byte " + std::to_string(e.offset) + ": a " +
-                           std::string(e.cat) + " event with graph keys has no " + missing);
-    }
-    if (*e.dur_us < 0) {
-      return DataLossError(std::string(e.source) + ": byte " + std::to_string(e.offset) +
-                           ": \"dur\" is negative (" + std::to_string(*e.dur_us) + ")");
-    }
-    // 1e17 us is over 3000 years: beyond it a number is not a time (and sums of such numbers
-    // would overflow to infinity).
-    constexpr double kMaxUs = 1e17;
-    for (const auto& [key, value] : {std::pair{"ts", *e.ts_us}, std::pair{"dur", *e.dur_us}}) {
-      if (std::fabs(value) > kMaxUs) {
-        char text[64];
-        std::snprintf(text, sizeof(text), "%g", value);
-        return DataLossError(std::string(e.source) + ": byte " + std::to_string(e.offset) + ": \"" +
-                             key + "\" is " + text + " us, too large for a time (at most 1e17 us)");
-      }
-    }
-    uint32_t i = index.Find(NodeKey{*e.graph_id, *e.graph_node_id});
-    if (i == FlatIndexMap<NodeKey>::kAbsent) i = AddNode(e);
+    SlotCounts& counts = slots[slot];
+    ++counts.gpu_events;
+    if (!IsKeyedGpuEvent(e)) return OkStatus();
+    ++counts.keyed_events;
+    uint32_t i = index.Find(NodeKey{*e.graph_id, *e.graph_node_id, slot});
+    if (i == FlatIndexMap<NodeKey>::kAbsent) i = AddNode(e, slot);
     if (i == FlatIndexMap<NodeKey>::kAbsent) {
-      ++out.untracked_events;
+      ++counts.untracked_events;
       return OkStatus();
     }
-    out.nodes[i].durations.Add(*e.dur_us);
+    nodes[i].durations.Add(*e.dur_us);
     Hold(i, NodeOccurrence{*e.ts_us, *e.dur_us, e.correlation.value_or(0)});
     return OkStatus();
   }
 
-  GraphNodes Finish(TraceMetadata metadata) {
-    out.metadata = std::move(metadata);
-    for (size_t i = 0; i < out.nodes.size(); ++i) {
-      out.nodes[i].sample_level = static_cast<uint8_t>(graphs[graph_of[i]].level);
-    }
-    graphs.clear();
-    graph_of.clear();
-    std::sort(out.nodes.begin(), out.nodes.end(), [](const NodeSeries& a, const NodeSeries& b) {
-      return a.graph_id != b.graph_id ? a.graph_id < b.graph_id : a.node_id < b.node_id;
-    });
-    for (NodeSeries& s : out.nodes) {
-      if ((s.node_id >> 32) != s.graph_id) ++out.mismatched_nodes;
-      std::stable_sort(
-          s.occurrences.begin(), s.occurrences.end(),
-          [](const NodeOccurrence& a, const NodeOccurrence& b) { return a.start_us < b.start_us; });
-    }
-    out.strings = std::move(strings);
-    return std::move(out);
-  }
-};
-
-// One Grouper per process slot of a merged trace.
-struct PerProcess {
-  static constexpr uint32_t kMaxSlots = 512;  // what `nodescope merge` writes at most
-  explicit PerProcess(const NodeSeriesOptions& options) : limits(options) {}
-
-  Status Visit(const TraceEvent& e) {
-    const uint32_t slot = ProcessSlot(e.pid);
-    if (slot >= kMaxSlots) [[unlikely]] {
-      return DataLossError(std::string(e.source) + ": byte " + std::to_string(e.offset) +
-                           ": \"pid\" " + std::to_string(e.pid.number) +
-                           " names no process of a merged trace (pids of merged traces are "
-                           "below 512 << 22)");
-    }
-    while (groupers.size() <= slot) groupers.push_back(std::make_unique<Grouper>(limits));
-    return groupers[slot]->Visit(e);
-  }
-
+  // One GraphNodes per process slot (one at least), each with the trace's metadata.
   std::vector<GraphNodes> Finish(const TraceMetadata& metadata) {
-    if (groupers.empty()) groupers.push_back(std::make_unique<Grouper>(limits));
-    std::vector<GraphNodes> out;
-    for (auto& g : groupers) out.push_back(g->Finish(metadata));
+    if (slots.empty()) slots.resize(1);
+    std::vector<GraphNodes> out(slots.size());
+    std::vector<size_t> per_slot(slots.size());
+    for (const GraphState& g : graphs) per_slot[g.slot] += g.members.size();
+    for (size_t s = 0; s < slots.size(); ++s) {
+      GraphNodes& o = out[s];
+      o.nodes.reserve(per_slot[s]);
+      o.metadata = metadata;
+      o.gpu_events = slots[s].gpu_events;
+      o.keyed_events = slots[s].keyed_events;
+      o.untracked_events = slots[s].untracked_events;
+      o.limits = limits;
+      o.strings = strings;
+    }
+    index = {};
+    graph_index = {};
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const GraphState& g = graphs[graph_of[i]];
+      nodes[i].sample_level = static_cast<uint8_t>(g.level);
+      out[g.slot].nodes.push_back(std::move(nodes[i]));
+    }
+    nodes = {};
+    graphs = {};
+    graph_of = {};
+    for (GraphNodes& o : out) {
+      std::sort(o.nodes.begin(), o.nodes.end(), [](const NodeSeries& a, const NodeSeries& b) {
+        return a.graph_id != b.graph_id ? a.graph_id < b.graph_id : a.node_id < b.node_id;
+      });
+      for (NodeSeries& s : o.nodes) {
+        if ((s.node_id >> 32) != s.graph_id) ++o.mismatched_nodes;
+        std::stable_sort(s.occurrences.begin(), s.occurrences.end(),
+                         [](const NodeOccurrence& a, const NodeOccurrence& b) {
+                           return a.start_us < b.start_us;
+                         });
+      }
+    }
     return out;
   }
-
-  NodeSeriesOptions limits;
-  std::vector<std::unique_ptr<Grouper>> groupers;
 };
 
 }  // namespace
@@ -268,40 +273,40 @@ struct PerProcess {
 StatusOr<std::vector<GraphNodes>> CollectNodeSeriesPerProcess(const std::string& path,
                                                               const ProgressFn& progress,
                                                               const NodeSeriesOptions& limits) {
-  PerProcess p(limits);
-  TraceReadOptions options;
-  options.progress = progress;
-  ASSIGN_OR_RETURN(TraceMetadata metadata,
-                   ReadTraceFile(
-                       path, [&p](const TraceEvent& e) { return p.Visit(e); }, options));
-  return p.Finish(metadata);
-}
-
-StatusOr<std::vector<GraphNodes>> CollectNodeSeriesPerProcessFromText(
-    std::string_view name, std::string_view json, const NodeSeriesOptions& limits) {
-  PerProcess p(limits);
-  ASSIGN_OR_RETURN(TraceMetadata metadata,
-                   ReadTraceText(name, json, [&p](const TraceEvent& e) { return p.Visit(e); }));
-  return p.Finish(metadata);
-}
-
-StatusOr<GraphNodes> CollectNodeSeries(const std::string& path, const ProgressFn& progress,
-                                       const NodeSeriesOptions& limits) {
-  Grouper g(limits);
+  Grouper g(limits, /*by_process=*/true);
   TraceReadOptions options;
   options.progress = progress;
   ASSIGN_OR_RETURN(TraceMetadata metadata,
                    ReadTraceFile(
                        path, [&g](const TraceEvent& e) { return g.Visit(e); }, options));
-  return g.Finish(std::move(metadata));
+  return g.Finish(metadata);
+}
+
+StatusOr<std::vector<GraphNodes>> CollectNodeSeriesPerProcessFromText(
+    std::string_view name, std::string_view json, const NodeSeriesOptions& limits) {
+  Grouper g(limits, /*by_process=*/true);
+  ASSIGN_OR_RETURN(TraceMetadata metadata,
+                   ReadTraceText(name, json, [&g](const TraceEvent& e) { return g.Visit(e); }));
+  return g.Finish(metadata);
+}
+
+StatusOr<GraphNodes> CollectNodeSeries(const std::string& path, const ProgressFn& progress,
+                                       const NodeSeriesOptions& limits) {
+  Grouper g(limits, /*by_process=*/false);
+  TraceReadOptions options;
+  options.progress = progress;
+  ASSIGN_OR_RETURN(TraceMetadata metadata,
+                   ReadTraceFile(
+                       path, [&g](const TraceEvent& e) { return g.Visit(e); }, options));
+  return std::move(g.Finish(metadata)[0]);
 }
 
 StatusOr<GraphNodes> CollectNodeSeriesFromText(std::string_view name, std::string_view json,
                                                const NodeSeriesOptions& limits) {
-  Grouper g(limits);
+  Grouper g(limits, /*by_process=*/false);
   ASSIGN_OR_RETURN(TraceMetadata metadata,
                    ReadTraceText(name, json, [&g](const TraceEvent& e) { return g.Visit(e); }));
-  return g.Finish(std::move(metadata));
+  return std::move(g.Finish(metadata)[0]);
 }
 
 }  // namespace nodescope::analysis

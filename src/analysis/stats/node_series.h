@@ -81,7 +81,7 @@ struct GraphNodes {
   // them).
   uint64_t mismatched_nodes = 0;
   // Keyed events left out: their node was new after max_nodes nodes (or max_name_bytes of
-  // names) were held.
+  // names) were held, in the whole trace (every process of a merged trace together).
   uint64_t untracked_events = 0;
   NodeSeriesOptions limits;                 // those in force
   std::shared_ptr<const NamePool> strings;  // the text of the nodes' names
@@ -93,7 +93,8 @@ using ProgressFn = std::function<void(uint64_t done_bytes, uint64_t total_bytes)
 
 // Reads the trace at `path` (streaming: memory is bounded by `limits`, not the file) and groups
 // keyed GPU events by (graph id, node id). A node seen with several names keeps the first; use
-// `nodescope check` to find such aliased keys.
+// `nodescope check` to find such aliased keys. An event CheckEvent() refuses
+// (stats/event_checks.h: a keyed event without "ts", a negative "dur", ...) is a DATA_LOSS error.
 StatusOr<GraphNodes> CollectNodeSeries(const std::string& path,
                                        const ProgressFn& progress = nullptr,
                                        const NodeSeriesOptions& limits = {});
@@ -103,8 +104,12 @@ StatusOr<GraphNodes> CollectNodeSeriesFromText(std::string_view name, std::strin
 
 // The same, one GraphNodes per process of a merged trace (`nodescope merge`; the process slot
 // of reader/trace_event.h), indexed by slot: one element for a trace of one process. Graph keys
-// of two processes never meet. `limits` holds for each process. Each element's metadata is the
-// trace's (merged_ranks names each slot's rank).
+// of two processes never meet. `limits` holds for the whole trace, its processes together (so
+// memory is bounded per file, whatever its number of processes): the first nodes seen, in any
+// process, are held, and the keyed events of later ones are counted as left out by their
+// process (untracked_events); sampling halves the graphs holding the most, of any process.
+// Each element's metadata is the trace's (merged_ranks names each slot's rank), and they share
+// one NamePool.
 StatusOr<std::vector<GraphNodes>> CollectNodeSeriesPerProcess(const std::string& path,
                                                               const ProgressFn& progress = nullptr,
                                                               const NodeSeriesOptions& limits = {});

@@ -556,5 +556,64 @@ TEST(NodeSeriesLimits, NameBytesAreBounded) {
   EXPECT_EQ(trace.untracked_events, 2000u);
 }
 
+// Issue 24: the limits held per process of a merged trace, so memory grew with the number of
+// processes (32 of 262144 nodes each took 5.9 GB). They hold for the whole trace: a merged trace
+// of `processes` processes (pids slot << 22 | 100), one after the other, each replaying graph 1
+// of `nodes` nodes `replays` times.
+std::string MergedTrace(int processes, int nodes, int replays) {
+  std::string json = R"({"traceEvents":[)";
+  for (int p = 0; p < processes; ++p) {
+    for (int r = 0; r < replays; ++r) {
+      for (int n = 0; n < nodes; ++n) {
+        json += (json.back() == '[' ? "\n" : ",\n") +
+                std::string(R"({"ph":"X","cat":"kernel","name":"k)") + std::to_string(n) +
+                R"(","pid":)" + std::to_string((int64_t{p} << 22) | 100) + R"(,"ts":)" +
+                std::to_string(1000 + 100 * r + 10 * n) + R"(,"dur":5,"args":{"correlation":)" +
+                std::to_string(1000 * p + r + 1) + R"(,"graph id":1,"graph node id":)" +
+                std::to_string((uint64_t{1} << 32) | static_cast<uint64_t>(n)) + "}}";
+      }
+    }
+  }
+  return json + "]}";
+}
+
+TEST(NodeSeriesLimits, TheLimitsHoldForTheWholeTraceNotPerProcess) {
+  NodeSeriesOptions limits;
+  limits.max_nodes = 3;
+  auto r = CollectNodeSeriesPerProcessFromText("t.json", MergedTrace(4, 2, 3), limits);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->size(), 4u);
+  // The first 3 nodes seen: process 0's two, process 1's first; the rest are left out.
+  EXPECT_EQ((*r)[0].nodes.size(), 2u);
+  EXPECT_EQ((*r)[1].nodes.size(), 1u);
+  EXPECT_EQ((*r)[2].nodes.size(), 0u);
+  EXPECT_EQ((*r)[3].nodes.size(), 0u);
+  const uint64_t untracked[] = {0, 3, 6, 6};
+  for (size_t p = 0; p < 4; ++p) {
+    EXPECT_EQ((*r)[p].untracked_events, untracked[p]) << p;
+    EXPECT_EQ((*r)[p].keyed_events, 6u) << p;
+    EXPECT_EQ((*r)[p].strings, (*r)[0].strings) << p;  // one pool of names for the trace
+  }
+  EXPECT_EQ((*r)[1].nodes[0].node_id, uint64_t{1} << 32);
+  EXPECT_EQ((*r)[1].nodes[0].count(), 3u);
+
+  // Occurrences too: 4 processes replaying one node 400 times, at most 400 held in all.
+  NodeSeriesOptions samples;
+  samples.max_samples = 400;
+  r = CollectNodeSeriesPerProcessFromText("t.json", MergedTrace(4, 1, 400), samples);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->size(), 4u);
+  size_t slots = 0;
+  size_t sampled = 0;
+  for (const GraphNodes& p : *r) {
+    ASSERT_EQ(p.nodes.size(), 1u);
+    EXPECT_EQ(p.nodes[0].count(), 400u);  // exact, whatever is held
+    slots += p.nodes[0].occurrences.capacity();
+    sampled += p.nodes[0].sampled() ? 1 : 0;
+  }
+  EXPECT_LE(slots, samples.max_samples);
+  EXPECT_GE(sampled, 3u);
+}
+
 }  // namespace
 }  // namespace nodescope::analysis
