@@ -1,8 +1,15 @@
 """GPU test: the trace is complete and valid however the program ends: exit() with work still
-queued, Ctrl-C / SIGTERM sent to `nodescope run`, and a crash. The exit status stays the program's."""
+queued, every signal whose default action ends a process sent to `nodescope run` (issue 24), and
+a crash. The exit status stays the program's. And where it goes (issue 24): a character device
+and a FIFO written in place, a full device an error (125), `nodescope capture` and SIGUSR2 on a
+program that waits, two runs with one -o both kept."""
+import glob
+import json
 import os
 import signal
+import stat
 import subprocess
+import threading
 import time
 
 from gpu_common import Checker, gpu_events, load, run_traced, setup
@@ -21,7 +28,11 @@ r = run_traced(args, out, [example, "--exit"])
 c.check(r.returncode == 0, f"exit(): status 0 (got {r.returncode})")
 c.check(graph_kernels(out) == 6400, "exit() with replays still queued: all 6400 graph kernels")
 
-for sig, name in ((signal.SIGINT, "SIGINT"), (signal.SIGTERM, "SIGTERM")):
+SIGNALS = [(getattr(signal, n), n) for n in
+           ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGALRM", "SIGPIPE", "SIGVTALRM",
+            "SIGPROF", "SIGXCPU", "SIGXFSZ", "SIGSTKFLT", "SIGPWR", "SIGIO")]
+SIGNALS += [(signal.SIGRTMIN, "SIGRTMIN"), (signal.SIGRTMAX, "SIGRTMAX")]
+for sig, name in SIGNALS:
     out = os.path.join(tmp, f"{name}.json")
     p = subprocess.Popen([args.nodescope, "run", "-o", out, "--", example, "--hang"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -43,6 +54,67 @@ try:
     c.check(graph_kernels(out) == 6400, "crash: trace valid with all 6400 graph kernels")
 except Exception as e:  # noqa: BLE001
     c.check(False, f"crash: trace readable ({e})")
+
+# Outputs written in place (issue 24): devices of our own (mknod), a FIFO, /dev/stdout on a pipe.
+null, full = os.path.join(tmp, "null"), os.path.join(tmp, "full")
+os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+os.mknod(full, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+r = run_traced(args, null, [example])
+c.check(r.returncode == 0 and stat.S_ISCHR(os.stat(null).st_mode) and "written in place" in r.stderr,
+        f"-o a null device: status {r.returncode}, still a device")
+r = run_traced(args, full, [example])
+c.check(r.returncode == 125 and "No space left" in r.stderr and stat.S_ISCHR(os.stat(full).st_mode),
+        f"-o a full device: status {r.returncode} (125), said, still a device")
+fifo = os.path.join(tmp, "t.fifo")
+os.mkfifo(fifo)
+got = {}
+reader = threading.Thread(target=lambda: got.update(data=open(fifo, "rb").read()))
+reader.start()
+r = run_traced(args, fifo, [example])
+reader.join(60)
+try:
+    n = sum(1 for e in json.loads(got.get("data", b""))["traceEvents"]
+            if e.get("cat") == "kernel" and "graph id" in e["args"])
+except ValueError:
+    n = 0
+c.check(r.returncode == 0 and n == 6400, f"-o a FIFO: its reader got all 6400 graph kernels ({n})")
+r = subprocess.run([args.nodescope, "run", "-o", "/dev/stdout", "--", example], capture_output=True,
+                   timeout=300)
+at = r.stdout.find(b'{\n  "schemaVersion"')
+try:
+    trace, _ = json.JSONDecoder().raw_decode(r.stdout[at:].decode())
+    n = sum(1 for e in trace["traceEvents"] if e.get("cat") == "kernel" and "graph id" in e["args"])
+except ValueError:
+    n = 0
+c.check(r.returncode == 0 and at >= 0 and n == 6400, f"-o /dev/stdout on a pipe: {n} graph kernels")
+
+# Captures of a waiting program: by `nodescope capture` (the socket's new server) and SIGUSR2.
+out = os.path.join(tmp, "cap.json")
+p = subprocess.Popen([args.nodescope, "run", "-o", out, "--", example, "--hang"],
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+p.stdout.readline()
+pid = int(subprocess.run(["pgrep", "-f", "-n", "graph_replay --hang"], capture_output=True,
+                         text=True).stdout.split()[0])
+r = subprocess.run([args.nodescope, "capture", str(pid)], capture_output=True, text=True,
+                   timeout=120)
+first = r.stdout.strip()
+c.check(r.returncode == 0 and os.path.isfile(first), f"nodescope capture {pid}: {r.stderr.strip()}")
+os.kill(pid, signal.SIGUSR2)
+time.sleep(2)
+p.send_signal(signal.SIGTERM)
+p.communicate(timeout=120)
+captures = sorted(glob.glob(os.path.join(tmp, "cap.capture-*.json")))
+c.check(len(captures) == 2 and all(graph_kernels(f) == 6400 for f in captures),
+        f"two captures with all 6400 graph kernels: {captures}")
+
+# Two runs with one -o at once: both traces kept, the later named by pid.
+same = os.path.join(tmp, "same.json")
+procs = [subprocess.Popen([args.nodescope, "run", "-o", same, "--", example], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True) for _ in range(2)]
+errs = [p.communicate(timeout=300)[1] for p in procs]
+kept = glob.glob(os.path.join(tmp, "same*.json"))
+c.check(len(kept) == 2 and all(graph_kernels(f) == 6400 for f in kept) and
+        sum("named by its pid" in e for e in errs) == 1, f"two runs with one -o: {kept}")
 
 r = run_traced(args, os.path.join(tmp, "x.json"), ["/nonexistent/program"])
 c.check(r.returncode == 127 and "not found" in r.stderr, "missing program: status 127, clear error")
