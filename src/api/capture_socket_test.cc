@@ -153,6 +153,32 @@ TEST(CaptureSocket, ASquattedNameIsAvoidedAndNeverBelieved) {
   waitpid(squatter, nullptr, 0);
 }
 
+// Issue 24, item 11: a process that ends while capturing closes the connection unanswered.
+TEST(CaptureSocket, AConnectionClosedUnansweredIsSaidSo) {
+  const long me = static_cast<long>(getpid());
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  const std::string name = CaptureSocketName(me);
+  std::memcpy(addr.sun_path + 1, name.data(), name.size());
+  const auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), len), 0);
+  ASSERT_EQ(listen(fd, 4), 0);
+  std::thread closer([fd] {
+    const int c = accept(fd, nullptr, nullptr);
+    char buf[16];
+    (void)!read(c, buf, sizeof(buf));
+    close(c);  // as a process killed mid-capture does
+  });
+  StatusOr<std::string> path = RequestCapture(me, 5000);
+  closer.join();
+  close(fd);
+  EXPECT_EQ(path.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(path.status().message().find("closed the connection without answering"),
+            std::string::npos)
+      << path.status().ToString();
+}
+
 TEST(CaptureSocket, OnlyASquatterIsReportedAsSuch) {
   const pid_t victim = fork();
   if (victim == 0) {

@@ -197,6 +197,21 @@ def outputs(tmp):
                        text=True, timeout=60)
     check(r.returncode == 125 and not os.path.exists(marker) and "give -o a file path" in r.stderr,
           f"--stream into a FIFO refused before start: exit {r.returncode}: {r.stderr[-200:]!r}")
+    # `-o >(gzip > t.gz)`: a pipe the shell passes as /dev/fd/N, written by the traced program.
+    read_end, write_end = os.pipe()
+    got = {}
+    t = threading.Thread(target=lambda: got.update(data=os.fdopen(read_end, "rb").read()))
+    t.start()
+    r = run(f"/dev/fd/{write_end}", "chain6", pass_fds=(write_end,))
+    os.close(write_end)
+    t.join(timeout=60)
+    try:
+        kernels = sum(1 for e in json.loads(got.get("data", b""))["traceEvents"]
+                      if e.get("cat") == "kernel")
+    except ValueError:
+        kernels = 0
+    check(r.returncode == 0 and kernels > 0, f"-o /dev/fd/N (a process substitution): exit "
+          f"{r.returncode}, {kernels} kernels through the pipe")
     r = run("/dev/stdout", "chain6")  # stdout is a pipe here
     start_at = r.stdout.find(b'{\n  "schemaVersion"')
     try:
