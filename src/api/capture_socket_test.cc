@@ -52,14 +52,45 @@ class ServerThread {
   std::thread thread_;
 };
 
+socklen_t Address(const std::string& name, sockaddr_un* addr) {
+  *addr = sockaddr_un{};
+  addr->sun_family = AF_UNIX;
+  std::memcpy(addr->sun_path + 1, name.data(), name.size());
+  return static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+}
+
 int Connect(const std::string& name) {
   const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::memcpy(addr.sun_path + 1, name.data(), name.size());
-  const auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+  sockaddr_un addr;
+  const socklen_t len = Address(name, &addr);
   EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), len), 0) << name;
   return fd;
+}
+
+// A child process that binds the capture name of process `victim` first and answers every
+// connection with `answer`, as a squatter would. Returns its pid once it listens (or -1).
+pid_t ForkSquatter(long victim, const std::string& answer) {
+  int ready[2];
+  if (pipe(ready) != 0) return -1;
+  const pid_t squatter = fork();
+  if (squatter == 0) {
+    const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un addr;
+    const socklen_t len = Address(CaptureSocketName(victim), &addr);
+    const bool bound = bind(fd, reinterpret_cast<sockaddr*>(&addr), len) == 0 && listen(fd, 8) == 0;
+    (void)!write(ready[1], bound ? "1" : "0", 1);
+    for (;;) {
+      const int c = accept(fd, nullptr, nullptr);
+      if (c < 0) _exit(0);
+      (void)!write(c, answer.data(), answer.size());
+      close(c);
+    }
+  }
+  char b = 0;
+  const bool listening = read(ready[0], &b, 1) == 1 && b == '1';
+  close(ready[0]);
+  close(ready[1]);
+  return listening ? squatter : -1;
 }
 
 TEST(CaptureSocket, AnswersAreEscapedAndRoundTrip) {
@@ -114,29 +145,9 @@ TEST(CaptureSocket, ClientsPastTheBoundAreTurnedAway) {
 // Issue 24, item 2: another process holding our name is never talked to; we listen elsewhere
 // and `capture` finds us there.
 TEST(CaptureSocket, ASquattedNameIsAvoidedAndNeverBelieved) {
-  int ready[2];
-  ASSERT_EQ(pipe(ready), 0);
   const long me = static_cast<long>(getpid());
-  const pid_t squatter = fork();
-  if (squatter == 0) {
-    const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    const std::string name = CaptureSocketName(me);
-    std::memcpy(addr.sun_path + 1, name.data(), name.size());
-    const auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
-    const bool bound = bind(fd, reinterpret_cast<sockaddr*>(&addr), len) == 0 && listen(fd, 8) == 0;
-    (void)!write(ready[1], bound ? "1" : "0", 1);
-    for (;;) {  // answers like a traced process would, with a lie
-      const int c = accept(fd, nullptr, nullptr);
-      if (c < 0) _exit(0);
-      (void)!write(c, "ok /etc/TRACE-WRITTEN\n", 22);
-      close(c);
-    }
-  }
-  char b = 0;
-  ASSERT_EQ(read(ready[0], &b, 1), 1);
-  ASSERT_EQ(b, '1');
+  const pid_t squatter = ForkSquatter(me, "ok /etc/TRACE-WRITTEN\n");  // a lie
+  ASSERT_GT(squatter, 0);
   CaptureServer server;
   ASSERT_TRUE(server.Listen(me).ok());
   EXPECT_NE(server.name(), CaptureSocketName(me));
@@ -157,11 +168,8 @@ TEST(CaptureSocket, ASquattedNameIsAvoidedAndNeverBelieved) {
 TEST(CaptureSocket, AConnectionClosedUnansweredIsSaidSo) {
   const long me = static_cast<long>(getpid());
   const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  const std::string name = CaptureSocketName(me);
-  std::memcpy(addr.sun_path + 1, name.data(), name.size());
-  const auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+  sockaddr_un addr;
+  const socklen_t len = Address(CaptureSocketName(me), &addr);
   ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), len), 0);
   ASSERT_EQ(listen(fd, 4), 0);
   std::thread closer([fd] {
@@ -185,28 +193,8 @@ TEST(CaptureSocket, OnlyASquatterIsReportedAsSuch) {
     pause();
     _exit(0);
   }
-  int ready[2];
-  ASSERT_EQ(pipe(ready), 0);
-  const pid_t squatter = fork();
-  if (squatter == 0) {
-    const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    const std::string name = CaptureSocketName(victim);
-    std::memcpy(addr.sun_path + 1, name.data(), name.size());
-    const auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
-    const bool bound = bind(fd, reinterpret_cast<sockaddr*>(&addr), len) == 0 && listen(fd, 8) == 0;
-    (void)!write(ready[1], bound ? "1" : "0", 1);
-    for (;;) {
-      const int c = accept(fd, nullptr, nullptr);
-      if (c < 0) _exit(0);
-      (void)!write(c, "ok \x1b]0;owned\x07 TRACE WRITTEN\n", 29);
-      close(c);
-    }
-  }
-  char b = 0;
-  ASSERT_EQ(read(ready[0], &b, 1), 1);
-  ASSERT_EQ(b, '1');
+  const pid_t squatter = ForkSquatter(victim, "ok \x1b]0;owned\x07 TRACE WRITTEN\n");
+  ASSERT_GT(squatter, 0);
   StatusOr<std::string> path = RequestCapture(static_cast<long>(victim), 2000);
   EXPECT_EQ(path.status().code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(path.status().message().find("held by pid " + std::to_string(squatter)),
