@@ -13,7 +13,12 @@ scripts/check_format.sh
 scripts/build.sh build -DNODESCOPE_WERROR=ON
 (cd build && ctest --output-on-failure -j "$(nproc)")
 scripts/build.sh build-asan -DNODESCOPE_WERROR=ON -DNODESCOPE_SANITIZE=ON -DNODESCOPE_BUILD_BENCH=OFF
-(cd build-asan && ctest --output-on-failure -j "$(nproc)" -L unit)
+# intercept_tls_get_addr=0: LeakSanitizer's dynamic-TLS tracking misreads glibc 2.36's TLS blocks
+# when their address happens to fall on a particular offset (google/sanitizers#1322), and its
+# tracer then dies at exit (SIGSEGV), layout-dependent: seen on a traced program's exit with
+# nodescope's libraries dlopened. Leak checking itself stays on.
+(cd build-asan && ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}intercept_tls_get_addr=0 \
+  ctest --output-on-failure -j "$(nproc)" -L unit)
 # ThreadSanitizer over the tests labelled `concurrent` (range recorder, attributors, capture
 # scopes, CUPTI buffer pool): only those targets are built (the target concurrent_tests).
 scripts/build.sh build-tsan -DNODESCOPE_WERROR=ON -DNODESCOPE_TSAN=ON -DNODESCOPE_BUILD_BENCH=OFF \

@@ -28,8 +28,16 @@ constexpr int kCaptureSignal = SIGUSR2;
 // what the program makes in this time more than asked.
 constexpr int kStreamPollMs = 500;
 
-void OnCaptureSignal(int) {
+pid_t g_service_pid = 0;  // a child forked without exec has no service thread to capture for
+
+void OnCaptureSignal(int sig) {
   const int saved = errno;
+  if (getpid() != g_service_pid) {  // SIGUSR2's default action there, as without nodescope
+    signal(sig, SIG_DFL);
+    raise(sig);
+    errno = saved;
+    return;
+  }
   const char byte = 1;
   if (g_pipe[1] >= 0) (void)!write(g_pipe[1], &byte, 1);
   errno = saved;
@@ -121,6 +129,7 @@ std::string WindowFilePath(const std::string& trace_path, const char* kind, uint
 void StartCaptureService(const CaptureTriggers& triggers) {
   if (g_pipe[0] >= 0) return;
   if (pipe2(g_pipe, O_CLOEXEC | O_NONBLOCK) != 0) return;
+  g_service_pid = getpid();
   g_triggers = triggers;
   if (triggers.stream_records != 0 && pipe2(g_wake, O_CLOEXEC | O_NONBLOCK) == 0) {
     RangeRecorder::Get().SetStreamWake(&OnRangesAwaitAPart);

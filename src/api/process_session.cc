@@ -43,7 +43,11 @@ JobInfo* g_job = nullptr;
 int64_t g_path_rank = -1;  // the rank the path is named by, or -1
 int g_report_fd = -1;
 int g_signal_pipe[2] = {-1, -1};  // handler -> watcher: the signal number
-int g_done_pipe[2] = {-1, -1};    // closed when the trace is written: wakes crash handlers
+// The traced process. A child it forks (no exec) inherits the handlers, the pipes and the atexit
+// hook, but not the watcher thread: there a signal takes its default action, as if nodescope
+// were not there, and exit() writes nothing (the parent's trace is the parent's to write).
+pid_t g_owner_pid = 0;
+int g_done_pipe[2] = {-1, -1};  // closed when the trace is written: wakes crash handlers
 
 // Every signal whose default action ends the process, so that each leaves a trace: those sent
 // (kill, a terminal, a timer, a resource limit) here, those a fault raises in kCrashSignals.
@@ -206,10 +210,18 @@ void Finalize(int signal_number) {
   if (g_done_pipe[1] >= 0) close(g_done_pipe[1]);
 }
 
-void AtExit() { Finalize(0); }
+void AtExit() {
+  if (getpid() == g_owner_pid) Finalize(0);
+}
 
 void OnSignal(int sig) {
   int saved_errno = errno;
+  if (getpid() != g_owner_pid) {  // a forked child: the signal's default action, not our trace
+    signal(sig, SIG_DFL);
+    raise(sig);  // delivered when the handler returns
+    errno = saved_errno;
+    return;
+  }
   unsigned char byte = static_cast<unsigned char>(sig);
   if (g_signal_pipe[1] >= 0) (void)!write(g_signal_pipe[1], &byte, 1);
   if (IsCrashSignal(sig)) {
@@ -299,6 +311,7 @@ Status StartProcessSession(std::string_view backend) {
       TracingSession::Start(backend, TracingSession::Scope::kProcess);
   if (!session.ok()) return fail(session.status());
   g_session = session->release();
+  g_owner_pid = getpid();
   g_state.store(kRunning);
   std::atexit(&AtExit);
   InstallSignalHooks();

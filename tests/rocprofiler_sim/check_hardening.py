@@ -12,7 +12,8 @@ of the issue's battery; each asserts what a user is promised and failed before t
               a run whose name was squatted listens under another name, which `capture` finds;
               a squatted rank claim does not rename RANK=0's trace (item 2).
   signals     every signal whose default action ends a process, sent to `nodescope run` one
-              second in, leaves a valid trace saying which signal (item 3).
+              second in, leaves a valid trace saying which signal (item 3); in a child forked
+              without exec the same signals take their default action and the parent goes on.
   flood       another uid's connections during a --stream run: no vendor flush per wake-up
               (graph keys as without the flood), the program's CPU time not multiplied (item 4).
   statuses    --sample on a backend that cannot sample: 125 before start; a trace that cannot
@@ -293,6 +294,7 @@ SIGNALS = ["SIGQUIT", "SIGUSR1", "SIGALRM", "SIGPIPE", "SIGVTALRM", "SIGPROF", "
 
 
 def signals(tmp):
+    forked(tmp)
     cases = [(n, getattr(signal, n)) for n in SIGNALS] + [("SIGRTMIN", signal.SIGRTMIN),
                                                           ("SIGRTMAX", signal.SIGRTMAX)]
     for name, sig in cases:
@@ -310,6 +312,31 @@ def signals(tmp):
         check(ok and ended == int(sig) and p.returncode == 128 + int(sig),
               f"{name}: a valid trace ({ok}), ended_by_signal {ended}, run exit {p.returncode} "
               f"{'' if ok else err[-300:]!r}")
+
+
+def forked(tmp):
+    """A child forked without exec inherits nodescope's handlers: a signal there takes its default
+    action (before, SIGTERM to a child ended the parent), and its exit() writes no trace."""
+    out = os.path.join(tmp, "fork.json")
+    p = subprocess.Popen([args.nodescope, "run", "--backend", "rocm", "-o", out, "--",
+                          args.program, "fork_signals"], env=ENV, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        stdout, _ = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:  # before the fix: the parent died, its children paused
+        os.killpg(p.pid, signal.SIGKILL)
+        stdout, _ = p.communicate()
+    r = subprocess.CompletedProcess(p.args, p.returncode, stdout)
+    text = r.stdout.decode()
+    expected = [f"child ended by signal {int(s)}" for s in
+                (signal.SIGTERM, signal.SIGUSR1, signal.SIGUSR2)] + ["child exited 7"]
+    check(r.returncode == 0 and all(e in text for e in expected),
+          f"forked children end as untraced, the parent goes on: exit {r.returncode}, {text!r}")
+    files = glob.glob(os.path.join(tmp, "fork*.json"))
+    check(files == [out] and valid(out), f"one trace, the parent's: {files}")
+    if valid(out):
+        kernels = sum(1 for e in doc(out)["traceEvents"] if e.get("cat") == "kernel")
+        check(kernels == 160, f"the parent's 160 kernels ({kernels})")
 
 
 def keyed_fraction(files):

@@ -12,9 +12,11 @@
 //                      complete and valid) | loop_<ms> (prints its pid; 2 threads replay a 4-node
 //                      chain once a ms each for <ms>, then prints the replays made: issue 14) |
 //                      spin_<n> (2 threads replay a 4-node chain <n> times each, unpaused:
-//                      issue 14's memory of long runs)
+//                      issue 14's memory of long runs) | fork_signals (children forked without
+//                      exec get SIGTERM, SIGUSR1, SIGUSR2 or call exit(): issue 24)
 // The hazard cases also print "sim cross_thread_dispatches=K": dispatches written by a thread other
 // than their launcher, which the simulator knows and no trace can show.
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -260,6 +262,32 @@ int main(int argc, char** argv) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     if (c == "sigint_midrun") std::raise(SIGINT);
     std::exit(0);
+  } else if (c == "fork_signals") {
+    // fork_signals: children forked without exec get SIGTERM, SIGUSR1 and SIGUSR2, and one calls
+    // exit(): each must end as it would untraced, and the parent must go on (issue 24).
+    simStream_t s = Stream();
+    simGraphExec_t e = Instantiate(Chain(Kernels("fork_k", 4), nullptr));
+    Replay(e, s, 20);
+    CHECK(simhipStreamSynchronize(s));
+    for (int sig : {SIGTERM, SIGUSR1, SIGUSR2, 0}) {
+      const pid_t child = fork();
+      if (child == 0) {
+        if (sig == 0) std::exit(7);
+        for (;;) pause();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      if (sig != 0) kill(child, sig);
+      int status = 0;
+      waitpid(child, &status, 0);
+      if (WIFSIGNALED(status)) {
+        std::printf("child ended by signal %d\n", WTERMSIG(status));
+      } else {
+        std::printf("child exited %d\n", WEXITSTATUS(status));
+      }
+    }
+    Replay(e, s, 20);
+    CHECK(simhipStreamSynchronize(s));
+    std::printf("expect nodes=4 replays=40\n");
   } else if (c == "devices2") {
     int devices = 0;
     CHECK(simhipGetDeviceCount(&devices));

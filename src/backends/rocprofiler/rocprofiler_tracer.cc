@@ -2,6 +2,7 @@
 #include "backends/rocprofiler/rocprofiler_tracer.h"
 
 #include <time.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +16,9 @@ namespace nodescope::rocprofiler {
 namespace {
 
 std::atomic<RocprofilerTracer*> g_active{nullptr};
+// The process the tracer started in. A child forked without exec inherits the SDK's exit hook
+// but not its threads: stopping there would wait forever for a buffer thread that is not there.
+pid_t g_active_pid = 0;
 rocprofiler_context_id_t g_range_context{0};
 SdkApi g_range_sdk;
 
@@ -82,6 +86,7 @@ Status RocprofilerTracer::Start(const TracerOptions& options) {
   if (!g_active.compare_exchange_strong(expected, this)) {
     return AlreadyExistsError("a nodescope rocprofiler session is already active in this process");
   }
+  g_active_pid = getpid();
   trace_.start_ns = NowNs();
   stage_ = MakeReconstructingStage(options.graph_attribution);
   decoder_.emplace(&trace_, options.max_events, BootToRealtimeNs());
@@ -416,6 +421,7 @@ Status RocprofilerTracer::SnapshotWindow(Trace* out, bool release) {
 }
 
 void RocprofilerTracer::FinalizeActive() {
+  if (getpid() != g_active_pid) return;  // a forked child: the parent's tracer, not ours to stop
   if (RocprofilerTracer* t = g_active.load(std::memory_order_acquire)) (void)t->Stop();
 }
 
