@@ -9,6 +9,7 @@ import os
 import signal
 import stat
 import subprocess
+import sys
 import threading
 import time
 
@@ -115,6 +116,31 @@ errs = [p.communicate(timeout=300)[1] for p in procs]
 kept = glob.glob(os.path.join(tmp, "same*.json"))
 c.check(len(kept) == 2 and all(graph_kernels(f) == 6400 for f in kept) and
         sum("named by its pid" in e for e in errs) == 1, f"two runs with one -o: {kept}")
+
+# A torch program that forks a worker (no exec) and ends it with SIGTERM, as a data loader may:
+# the worker dies by SIGTERM, the traced parent goes on and writes its trace (before: the
+# worker's signal reached the parent's watcher and ended the parent).
+FORKER = """
+import os, signal, sys, time
+import torch
+x = torch.ones(1 << 20, device="cuda"); torch.cuda.synchronize()
+pid = os.fork()
+if pid == 0:
+    time.sleep(30); os._exit(0)
+time.sleep(0.3); os.kill(pid, signal.SIGTERM); _, st = os.waitpid(pid, 0)
+print("worker ended by", os.WTERMSIG(st) if os.WIFSIGNALED(st) else -1, flush=True)
+y = (x * 2).sum().item(); torch.cuda.synchronize(); print("parent done", y, flush=True)
+"""
+if subprocess.run([sys.executable, "-c", "import torch; assert torch.cuda.is_available()"],
+                  capture_output=True).returncode == 0:
+    out = os.path.join(tmp, "forker.json")
+    r = run_traced(args, out, [sys.executable, "-c", FORKER])
+    kernels = len(gpu_events(load(out))) if os.path.exists(out) else 0
+    c.check(r.returncode == 0 and "worker ended by 15" in r.stdout and "parent done" in r.stdout
+            and kernels > 0, f"torch forks a worker and ends it with SIGTERM: status "
+            f"{r.returncode}, {r.stdout.strip()!r}, {kernels} GPU events traced")
+else:
+    print("SKIP: the torch fork case (no torch with CUDA)")
 
 r = run_traced(args, os.path.join(tmp, "x.json"), ["/nonexistent/program"])
 c.check(r.returncode == 127 and "not found" in r.stderr, "missing program: status 127, clear error")
