@@ -253,6 +253,13 @@ def usage_statuses():
     for args, expected in cases:
         r = run(args)
         check(r.returncode == expected, f"run {args}: exit {r.returncode}, expected {expected}")
+    # The backends built in are named where a user looks for them (issue 25).
+    r = run(["--backend", "nosuch", "--", "true"], NODESCOPE_TEST_STUB_LAUNCHER=None)
+    check("unknown backend 'nosuch' (this build has: " in r.stderr and "rocm" in r.stderr,
+          f"the unknown-backend error lists the backends: {r.stderr!r}")
+    r = run(["--help"])
+    check("this build has: " in r.stdout and "rocm" in r.stdout,
+          f"run --help lists the backends: {r.stdout[-400:]!r}")
 
 
 CASES = {f.__name__: f for f in [report_valid, report_forged, report_escape, report_flood,

@@ -77,6 +77,13 @@ Status CheckWindowFlags(const RunOptions& opts) {
   return OkStatus();
 }
 
+// "cuda, rocm, xpu": the backends this build has, as --backend takes them.
+std::string BackendNames(const std::vector<Launcher>& launchers) {
+  std::string names;
+  for (const Launcher& l : launchers) names += (names.empty() ? "" : ", ") + l.name;
+  return names.empty() ? "none" : names;
+}
+
 // Captures (`nodescope capture`, SIGUSR2, --capture-every) and streaming parts are files named
 // after the trace: with -o naming a device or a FIFO there is no file to name them after.
 Status CheckFilesNamedAfterOutput(const RunOptions& opts, const std::string& output) {
@@ -144,8 +151,8 @@ int Run(const RunOptions& opts) {
   }
   if (chosen == nullptr) {
     if (problems.empty()) {
-      std::fprintf(stderr, "nodescope run: unknown backend '%s'\n",
-                   TerminalText(opts.backend).c_str());
+      std::fprintf(stderr, "nodescope run: unknown backend '%s' (this build has: %s)\n",
+                   TerminalText(opts.backend).c_str(), BackendNames(launchers).c_str());
     }
     for (const std::string& p : problems) std::fprintf(stderr, "nodescope run: %s\n", p.c_str());
     return kToolFailed;
@@ -219,7 +226,10 @@ CLI::App* AddRunCommand(CLI::App& app, int* exit_code) {
   run->add_option("-o,--output", opts->output,
                   "Trace file to write (default: nodescope-<pid>.json in the current folder)")
       ->check([](const std::string& v) { return v.empty() ? "must not be empty" : ""; });
-  run->add_option("--backend", opts->backend, "Vendor backend to use (default: the first found)");
+  run->add_option("--backend", opts->backend,
+                  "Vendor backend to use (default: the first whose driver and device are found); "
+                  "this build has: " +
+                      BackendNames(RegisteredLaunchers()));
   run->add_option("--sample", opts->sample,
                   "Trace about 1 launch in N (each graph's first launch always), with device "
                   "activity collected around those launches only (NODESCOPE_SAMPLE)")
