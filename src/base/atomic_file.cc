@@ -224,11 +224,12 @@ Status AtomicFile::Publish() {
     if (errno != EEXIST) return ErrnoError("rename " + temp_ + " to " + path_, errno);
   }
   // Another writer took the path while this one ran: that file stays, this one is named by pid.
-  const std::string by_pid = PidNamedPath(path_, getpid());
+  // Beside the path asked for (beside a symbolic link, not its target), as the caller knows it.
+  const std::string by_pid = PidNamedPath(requested_, getpid());
   for (int i = 0; i < 100; ++i) {
     const std::string candidate =
         i == 0 ? by_pid
-               : TaggedPath(path_, "-" + std::to_string(getpid()) + "-" + std::to_string(i));
+               : TaggedPath(requested_, "-" + std::to_string(getpid()) + "-" + std::to_string(i));
     if (RenameNoReplace(temp_, candidate) == 0) {
       path_ = candidate;
       conflict_ = true;

@@ -67,8 +67,9 @@ class AtomicFile {
   const std::string& temp_path() const { return temp_; }
   // The name errors should use: the path asked for.
   const std::string& name() const { return requested_; }
-  // Where the bytes are (after Commit(): the pid-named path on a conflict).
-  const std::string& path() const { return path_; }
+  // Where the bytes are, as the caller names it: the path asked for (a symbolic link stays the
+  // name), or after a conflict the pid-named path beside it.
+  const std::string& path() const { return conflict_ ? path_ : requested_; }
   bool conflict() const { return conflict_; }
   bool direct() const { return temp_.empty(); }
 

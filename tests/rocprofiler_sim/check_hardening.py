@@ -222,6 +222,16 @@ def outputs(tmp):
         kernels = 0
     check(r.returncode == 0 and start_at >= 0 and kernels > 0,
           f"-o /dev/stdout on a pipe: exit {r.returncode}, {kernels} kernels on stdout")
+    # A symbolic link is written through and the trace reported under the link's name.
+    target, link = os.path.join(tmp, "run5.json"), os.path.join(tmp, "latest.json")
+    with open(target, "w") as f:
+        f.write("an earlier trace")
+    os.symlink(target, link)
+    r = run(link, "chain6")
+    check(r.returncode == 0 and os.path.islink(link) and valid(target) and
+          f"trace written to {link}".encode() in r.stderr,
+          f"-o a symbolic link: exit {r.returncode}, link kept, its target written: "
+          f"{r.stderr[-200:]!r}")
     check(leftovers(tmp) == [], f"no temporary file left: {leftovers(tmp)}")
 
 
