@@ -49,7 +49,7 @@ configs = {
 }
 if a.workload == "graph_replay":
     configs["injected_only"] = (example, {
-        "CUDA_INJECTION64_PATH": os.path.join(a.lib_dir, "libnodescope_cupti.so"),
+        "CUDA_INJECTION64_PATH": os.path.join(a.lib_dir, "libnodescope_cuda.so"),
         "NODESCOPE_OUTPUT": os.path.join(tmp, "direct.json")})
 p_ranges = example + ["--ranges"]
 if a.ranges:

@@ -6,6 +6,12 @@
   vendor   an SDK's headers (`#include <cupti.h>`, ...) appear only in that vendor's
            src/backends/<vendor>/ (VENDOR_HEADERS);
   size     no C/C++ source file in src/ is over 500 lines, tests (*_test.*) and test data aside.
+  backends every folder of src/backends/ is a backend reachable through the checklist of
+           docs/ARCHITECTURE.md ("Adding a backend"), NOT_BACKENDS aside: its CMakeLists.txt calls
+           nodescope_backend(<folder>), it has entry_point.cc, a tracer on the skeleton (a class
+           deriving from BackendTracer), a tracer and a launcher registered under
+           NODESCOPE_BACKEND_NAME (never a name written out), a VENDOR_HEADERS entry, and the
+           document names the folder.
 
 Today's known breaks are listed below as explicit allowances, each to be removed by the change
 that fixes it. An allowance that no longer matches anything is an error too, so the lists only
@@ -23,7 +29,7 @@ import sys
 import tempfile
 
 # Folder -> the folders it may include besides itself. A folder is named as its includes name it:
-# src/base is "base", src/backends/cupti is "backends/cupti" ("backends/*": any vendor's folder),
+# src/base is "base", src/backends/cuda is "backends/cuda" ("backends/*": any vendor's folder),
 # include/nodescope is "nodescope" (the public API), tools/<program> is "tools".
 NEUTRAL = ["base", "model", "ranges", "attribution", "export", "backends", "api", "nodescope"]
 LAYERS = {
@@ -46,15 +52,74 @@ LAYERS = {
 
 # <header> patterns -> the only folder whose files may include them.
 VENDOR_HEADERS = [
-    (r"(cupti|cuda|nvperf|driver_types|vector_types)[^/]*\.h|(cuda|thrust|cub)/", "src/backends/cupti"),
+    (r"(cupti|cuda|nvperf|driver_types|vector_types)[^/]*\.h|(cuda|thrust|cub)/", "src/backends/cuda"),
     (r"nvtx3/|nvToolsExt", "src/backends/nvtx"),
-    (r"(rocprofiler-sdk|rocprofiler|roctracer|hip|hsa)/", "src/backends/rocprofiler"),
-    (r"(pti|level_zero|sycl)/", "src/backends/pti"),
+    (r"(rocprofiler-sdk|rocprofiler|roctracer|hip|hsa)/", "src/backends/rocm"),
+    (r"(pti|level_zero|sycl)/", "src/backends/xpu"),
 ]
+
+# Folders of src/backends/ that are not backends, and what they are.
+NOT_BACKENDS = {"nvtx": "NVTX's handlers, built into libnodescope.so"}
+REGISTERED_BY_LITERAL_RE = re.compile(r'Register(Tracer|Launcher)\((Launcher\{)?\s*"')
+
+
+def check_backends(root):
+    """The backends rule: each folder of src/backends/ is reachable through the checklist."""
+    problems = []
+    top = os.path.join(root, "src", "backends")
+    if not os.path.isdir(top):
+        return problems
+    doc_path = os.path.join(root, "docs", "ARCHITECTURE.md")
+    doc = open(doc_path, encoding="utf-8").read() if os.path.exists(doc_path) else ""
+    for name in sorted(os.listdir(top)):
+        folder = os.path.join(top, name)
+        rel = f"src/backends/{name}"
+        if not os.path.isdir(folder) or name in NOT_BACKENDS:
+            continue
+        texts = {}
+        for dirpath, _, filenames in os.walk(folder):
+            for f in filenames:
+                if f.endswith(SOURCE_SUFFIXES) or f == "CMakeLists.txt":
+                    path = os.path.join(dirpath, f)
+                    key = os.path.relpath(path, root).replace(os.sep, "/")
+                    texts[key] = open(path, encoding="utf-8", errors="replace").read()
+        def missing(what):
+            problems.append(f"{rel}/:1: backends: {what} (docs/ARCHITECTURE.md, \"Adding a "
+                            "backend\")")
+        cmake = texts.get(f"{rel}/CMakeLists.txt", "")
+        if not re.search(r"nodescope_backend\(\s*" + re.escape(name) + r"\b", cmake):
+            missing(f"CMakeLists.txt calls no nodescope_backend({name} ...)")
+        if f"{rel}/entry_point.cc" not in texts:
+            missing("no entry_point.cc")
+        sources = [t for k, t in texts.items() if not k.endswith("CMakeLists.txt")]
+        if not any(re.search(r":\s*public\s+BackendTracer\b", t) for t in sources):
+            missing("no tracer on the skeleton (a class deriving from BackendTracer)")
+        if not any("RegisterTracer(NODESCOPE_BACKEND_NAME" in re.sub(r"\s+", "", t) for t in sources):
+            missing("no tracer registered as RegisterTracer(NODESCOPE_BACKEND_NAME, ...)")
+        if not any("RegisterLauncher(Launcher{NODESCOPE_BACKEND_NAME" in re.sub(r"\s+", "", t)
+                   for t in sources):
+            missing("no launcher registered as RegisterLauncher(Launcher{NODESCOPE_BACKEND_NAME, "
+                    "...})")
+        if not any(f == rel for _, f in VENDOR_HEADERS):
+            missing("no VENDOR_HEADERS entry for its SDK's headers")
+        if f"`{rel}/`" not in doc:
+            missing("docs/ARCHITECTURE.md does not name it")
+    for dirpath, _, filenames in os.walk(top):
+        for f in sorted(filenames):
+            if not f.endswith(SOURCE_SUFFIXES):
+                continue
+            path = os.path.join(dirpath, f)
+            for number, line in enumerate(open(path, encoding="utf-8", errors="replace"), 1):
+                if REGISTERED_BY_LITERAL_RE.search(line):
+                    key = os.path.relpath(path, root).replace(os.sep, "/")
+                    problems.append(f"{key}:{number}: backends: a backend registered under a "
+                                    "name written out: use NODESCOPE_BACKEND_NAME, its folder's")
+    return problems
+
 
 # Known breaks of the layer rules, as (file, the header it includes), each with a comment saying
 # which change removes it. None today: the last one, CUDA's injection entry point including
-# api/process_session.h from src/backends/cupti/, moved into src/api/ (issue 10).
+# api/process_session.h from src/backends/cuda/, moved into src/api/ (issue 10).
 ALLOWED_INCLUDES = []
 
 MAX_LINES = 500
@@ -168,6 +233,7 @@ def check(root, allowed_includes, allowed_sizes):
                                     "allowance from ALLOWED_SIZES")
             elif n > MAX_LINES:
                 problems.append(f"{rel}:{n}: size: {n} lines, over the limit of {MAX_LINES}")
+    problems += check_backends(root)
     for rel, header in allowed_includes:
         if (rel, header) not in used_includes:
             problems.append(f"{rel}:1: layers: the allowance for \"{header}\" is no longer used: "
@@ -186,58 +252,80 @@ def self_test():
         "src/api/ok.cc": '#include "ok.h"\n#include "backends/backend.h"\n'
                          '#include "nodescope/nodescope.h"\n#include <vector>\n',
         "src/base/big_test.cc": "//\n" * 700,
-        "src/backends/cupti/ok.cc": '#include <cupti.h>\n#include "backends/backend.h"\n'
+        "src/backends/cuda/ok.cc": '#include <cupti.h>\n#include "backends/backend.h"\n'
                                     '#include "api/process_session.h"\n',
-        "src/backends/cupti/allowed_big.cc": "//\n" * 600,
+        "src/backends/cuda/allowed_big.cc": "//\n" * 600,
         "src/analysis/plot/ok.cc": '#include "analysis/stats/node_series.h"\n',
         "tools/nodescope/ok.cc": '#include "analysis/reader/trace_reader.h"\n'
-                                 '#include "api/run_report.h"\n',
+                                 '#include "model/run_report.h"\n',
         # Must fail, each naming its file and line.
         "src/base/up.h": '#pragma once\n#include "api/process_session.h"\n',
-        "src/api/vendor_internal.cc": '#include "backends/cupti/cupti_tracer.h"\n',
-        "src/backends/rocprofiler/cross.cc": '\n#include "backends/cupti/cuda_driver.h"\n',
+        "src/api/vendor_internal.cc": '#include "backends/cuda/cupti_tracer.h"\n',
+        "src/backends/rocm/cross.cc": '\n#include "backends/cuda/cuda_driver.h"\n',
         "src/export/sdk.cc": "#include <vector>\n#  include <cupti_activity.h>\n",
         "src/backends/nvtx/other_sdk.cc": "#include <cuda.h>\n",
         "tools/nodescope/hip.cc": "#include <hip/hip_runtime.h>\n",
         "src/analysis/reader/up.cc": '#include "analysis/stats/node_series.h"\n',
         "src/model/big.cc": "//\n" * 501,
-        "src/backends/cupti/grown.cc": "//\n" * 512,
-        "src/backends/cupti/shrunk.cc": "//\n" * 500,
+        "src/backends/cuda/grown.cc": "//\n" * 512,
+        "src/backends/cuda/shrunk.cc": "//\n" * 500,
         "src/newfolder/x.h": "#pragma once\n",
         "src/analysis/loose.cc": '#include "analysis/stats/node_stats.h"\n',
         "include/nodescope/public.h": '#include "base/status.h"\n',
+        # The backends rule: "xpu" is whole; "rocm" lacks everything but its folder and cross.cc;
+        # "cuda" registers its tracer under a name written out.
+        "docs/ARCHITECTURE.md": "`src/backends/xpu/` `src/backends/cuda/`\n",
+        "src/backends/xpu/CMakeLists.txt": "nodescope_backend(xpu SOURCES t.cc)\n",
+        "src/backends/xpu/entry_point.cc": "\n",
+        "src/backends/xpu/t.h": "class T final : public BackendTracer {};\n",
+        "src/backends/xpu/t.cc": "RegisterTracer(NODESCOPE_BACKEND_NAME, &F);\n"
+                                 "RegisterLauncher(\n    Launcher{NODESCOPE_BACKEND_NAME, 1});\n",
+        "src/backends/rocm/CMakeLists.txt": "nodescope_backend(rocmx)\n",
+        "src/backends/cuda/CMakeLists.txt": "nodescope_backend(cuda)\n",
+        "src/backends/cuda/entry_point.cc": "\n",
+        "src/backends/cuda/t.cc": "class T : public BackendTracer {};\n"
+                                  "RegisterTracer(\"cuda\", &F);\n"
+                                  "RegisterLauncher(Launcher{NODESCOPE_BACKEND_NAME});\n",
     }
     allowed_includes = [
-        ("src/backends/cupti/ok.cc", "api/process_session.h"),
-        ("src/backends/cupti/gone.cc", "api/process_session.h"),
+        ("src/backends/cuda/ok.cc", "api/process_session.h"),
+        ("src/backends/cuda/gone.cc", "api/process_session.h"),
     ]
     allowed_sizes = {
-        "src/backends/cupti/allowed_big.cc": 600,
-        "src/backends/cupti/grown.cc": 510,
-        "src/backends/cupti/shrunk.cc": 510,
-        "src/backends/cupti/deleted.cc": 510,
+        "src/backends/cuda/allowed_big.cc": 600,
+        "src/backends/cuda/grown.cc": 510,
+        "src/backends/cuda/shrunk.cc": 510,
+        "src/backends/cuda/deleted.cc": 510,
     }
     expected = {
         "src/base/up.h:2: layers: base may not include api",
-        "src/api/vendor_internal.cc:1: layers: api may not include backends/cupti",
-        "src/backends/rocprofiler/cross.cc:2: layers: backends/rocprofiler may not include "
-        "backends/cupti",
+        "src/api/vendor_internal.cc:1: layers: api may not include backends/cuda",
+        "src/backends/rocm/cross.cc:2: layers: backends/rocm may not include "
+        "backends/cuda",
         "src/export/sdk.cc:2: vendor: <cupti_activity.h> may only be included under "
-        "src/backends/cupti/",
+        "src/backends/cuda/",
         "src/backends/nvtx/other_sdk.cc:1: vendor: <cuda.h> may only be included under "
-        "src/backends/cupti/",
+        "src/backends/cuda/",
         "tools/nodescope/hip.cc:1: vendor: <hip/hip_runtime.h> may only be included under "
-        "src/backends/rocprofiler/",
+        "src/backends/rocm/",
         "src/analysis/reader/up.cc:1: layers: analysis/reader may not include analysis/stats",
         "src/model/big.cc:501: size: 501 lines, over the limit",
-        "src/backends/cupti/grown.cc:512: size: 512 lines, grown past its allowance of 510",
-        "src/backends/cupti/shrunk.cc:1: size: 500 lines, within the limit now",
-        "src/backends/cupti/deleted.cc:1: size: the allowance names a file that is gone",
-        "src/backends/cupti/gone.cc:1: layers: the allowance for \"api/process_session.h\" is "
+        "src/backends/cuda/grown.cc:512: size: 512 lines, grown past its allowance of 510",
+        "src/backends/cuda/shrunk.cc:1: size: 500 lines, within the limit now",
+        "src/backends/cuda/deleted.cc:1: size: the allowance names a file that is gone",
+        "src/backends/cuda/gone.cc:1: layers: the allowance for \"api/process_session.h\" is "
         "no longer used",
         "src/newfolder/x.h:1: layers: folder src/newfolder is not in the layer table",
         "src/analysis/loose.cc:1: layers: folder src/analysis is not in the layer table",
         "include/nodescope/public.h:1: layers: nodescope may not include base",
+        "src/backends/rocm/:1: backends: CMakeLists.txt calls no nodescope_backend(rocm",
+        "src/backends/rocm/:1: backends: no entry_point.cc",
+        "src/backends/rocm/:1: backends: no tracer on the skeleton",
+        "src/backends/rocm/:1: backends: no tracer registered",
+        "src/backends/rocm/:1: backends: no launcher registered",
+        "src/backends/rocm/:1: backends: docs/ARCHITECTURE.md does not name it",
+        "src/backends/cuda/:1: backends: no tracer registered",
+        "src/backends/cuda/t.cc:2: backends: a backend registered under a name written out",
     }
     with tempfile.TemporaryDirectory() as root:
         for rel, text in files.items():

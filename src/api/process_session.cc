@@ -19,13 +19,13 @@
 
 #include "api/capture_service.h"
 #include "api/job_info.h"
-#include "api/run_report.h"
 #include "api/tracing_session.h"
 #include "base/atomic_file.h"
 #include "base/clock.h"
 #include "base/freed_memory.h"
 #include "base/terminal_text.h"
 #include "export/chrome_trace_writer.h"
+#include "model/run_report.h"
 #include "model/trace.h"
 
 namespace nodescope {
@@ -283,6 +283,8 @@ bool ProcessSessionActive() {
 Status StartProcessSession(std::string_view backend) {
   std::lock_guard<std::mutex> lock(g_start_mu);
   if (g_state.load() != kIdle) return OkStatus();
+  // A region (nodescope_start/stop) ending while this session runs leaves range recording armed.
+  TracingSession::KeepRangesArmedWhile(&ProcessSessionActive);
   g_report_fd = report::ReportFdFromEnv();
   g_job = new JobInfo(ReadJobInfo([](const char* var) { return std::getenv(var); }));
   // Named by rank unless another process of this host holds that name (job_info.h).

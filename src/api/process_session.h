@@ -13,7 +13,7 @@ namespace nodescope {
 // Idempotent: a second call (a second injection hook) is a no-op. Never throws.
 // Environment: NODESCOPE_OUTPUT (path), NODESCOPE_ROOT_PID (the pid `nodescope run` started;
 // other processes write <stem>-<pid>.json), NODESCOPE_REPORT_FD (where the summary line goes;
-// the format and the path rule are in api/run_report.h).
+// the format and the path rule are in model/run_report.h).
 Status StartProcessSession(std::string_view backend);
 
 // True while a process session is tracing (the in-process API then refuses to start its own).

@@ -2,11 +2,11 @@
 #include "api/tracing_session.h"
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 #include <utility>
 
 #include "api/backend_loader.h"
-#include "api/process_session.h"
 #include "attribution/annotations.h"
 #include "base/clock.h"
 
@@ -17,6 +17,13 @@ namespace {
 // records of several streams are not in time order, and a range open when the window began
 // started before it (the writer takes the earliest event when start_ns is 0).
 void StartAtEarliestEvent(Trace& trace) { trace.start_ns = 0; }
+
+std::atomic<bool (*)()> g_ranges_kept{nullptr};
+
+bool RangesKeptArmed() {
+  bool (*keeps)() = g_ranges_kept.load(std::memory_order_acquire);
+  return keeps != nullptr && keeps();
+}
 
 }  // namespace
 
@@ -58,13 +65,17 @@ StatusOr<std::unique_ptr<TracingSession>> TracingSession::Start(std::string_view
   return session;
 }
 
+void TracingSession::KeepRangesArmedWhile(bool (*keeps)()) {
+  g_ranges_kept.store(keeps, std::memory_order_release);
+}
+
 Status TracingSession::Stop() {
   if (stopped_) return OkStatus();
   stopped_ = true;
   uint64_t t0 = NowNs();
   Status stopped = tracer_->Stop();
   backend_stop_ns_ = NowNs() - t0;
-  if (scope_ == Scope::kRegion && !ProcessSessionActive()) {
+  if (scope_ == Scope::kRegion && !RangesKeptArmed()) {
     RangeRecorder::Get().Disarm();
     RangeRecorder::Get().SetRingSlots(0);
   }

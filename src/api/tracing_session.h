@@ -28,9 +28,13 @@ class TracingSession {
 
   // Stops the backend (every vendor buffer flushed), then finishes the trace: the user ranges of
   // the scope copied in and projected onto the device timeline (attribution/annotations.h). A
-  // region also stops range recording unless a process session still needs it. Returns the
+  // region also stops range recording unless another session keeps it (KeepRangesArmedWhile).
+  // Returns the
   // backend's stop status; the trace is finished either way. A second call does nothing.
   Status Stop();
+  // `keeps()` true: a session that needs range recording armed is running (the whole-process
+  // one, which sets this when it starts), so a region's Stop() leaves it armed.
+  static void KeepRangesArmedWhile(bool (*keeps)());
   bool stopped() const { return stopped_; }
   // How long the backend took to stop (the flush), once stopped.
   uint64_t backend_stop_ns() const { return backend_stop_ns_; }

@@ -123,6 +123,11 @@ class ReconstructingStageImpl final : public ReconstructingStage {
     if (attributor_ != nullptr) attributor_->Report(info);
   }
 
+  void AddCounters(std::vector<std::pair<std::string, int64_t>>* counters) const override {
+    counters->emplace_back("launch_log_bytes", static_cast<int64_t>(launch_log_bytes()));
+    counters->emplace_back("launch_log_released", static_cast<int64_t>(launches_released()));
+  }
+
   uint32_t launching_threads() const override { return launching_threads_.load(); }
   uint64_t overlapped_launches_proven() const override {
     return attributor_ != nullptr ? attributor_->overlapped_launches_proven() : 0;

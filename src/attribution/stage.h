@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -56,6 +57,12 @@ class AttributionStage {
   // CopyWindowPart): those at indices `from` (ascending) are now at to, to + 1, ... in that order;
   // every other record before `to` was released. Under the decode lock, between batches.
   virtual void RecordsMoved(const std::vector<size_t>& /*from*/, size_t /*to*/) {}
+  // Decides every record of `gpu` still provisional (a stage that decides some only with a later
+  // batch or flush; withheld where still unknown). Once, after the last Process(), before
+  // Report(); a stage that decides each batch in Process() has nothing to do.
+  virtual void Finish(ChunkedVector<GpuActivity>& /*gpu*/) {}
+  // The stage's own counts for the trace header (Trace::counters), once Finish() has run.
+  virtual void AddCounters(std::vector<std::pair<std::string, int64_t>>* /*counters*/) const {}
 };
 
 // For SDKs whose records carry the vendor's graph and node ids (CUPTI). With `graph_attribution`
@@ -100,9 +107,9 @@ class ReconstructingStage : public AttributionStage {
   static constexpr uint64_t kMinTag = uint64_t{1} << 52;
 
   // Records whose launch overlapped another thread's on a stream no decoded dispatch had placed
-  // yet stay provisional through Process() until a later batch decides them; this decides the
-  // rest (withheld where still unknown). Call once, after the last Process(), before Report().
-  virtual void Finish(ChunkedVector<GpuActivity>& gpu) = 0;
+  // yet stay provisional through Process() until a later batch decides them; Finish() decides
+  // the rest. AddCounters(): the per-launch log's memory at the end (launch_log_bytes, bounded:
+  // attribution/launch_log.h) and launch_log_released.
 
   // Threads that launched graphs so far (for the hardware-queue warning).
   virtual uint32_t launching_threads() const = 0;
@@ -165,8 +172,9 @@ class SubmissionMatchingStage : public AttributionStage {
   // Under the decode lock, after a flush that began at `flush_start_ns` (trace clock) returned:
   // decides what that proves (see above) in `gpu`'s held records.
   virtual void Flushed(ChunkedVector<GpuActivity>& gpu, uint64_t flush_start_ns) = 0;
-  // Decides every provisional record of `gpu`. Call once, after the last Process().
-  virtual void Finish(ChunkedVector<GpuActivity>& gpu) = 0;
+  // Finish() decides every provisional record. AddCounters(): graph_executions_tied and
+  // _withheld, graph_submission_calls_released, and graph_executions_late and graph_records_late
+  // when not 0.
 
   // Executions tied to their submission call, and not (their records withheld); of those
   // withheld, the ones a released call could have contained.

@@ -84,6 +84,16 @@ class SubmissionMatchingStageImpl final : public SubmissionMatchingStage {
     }
   }
 
+  void AddCounters(std::vector<std::pair<std::string, int64_t>>* counters) const override {
+    counters->emplace_back("graph_executions_tied", static_cast<int64_t>(tied_));
+    counters->emplace_back("graph_executions_withheld", static_cast<int64_t>(untied_));
+    if (late_ != 0) counters->emplace_back("graph_executions_late", static_cast<int64_t>(late_));
+    if (late_records_ != 0) {
+      counters->emplace_back("graph_records_late", static_cast<int64_t>(late_records_));
+    }
+    counters->emplace_back("graph_submission_calls_released", static_cast<int64_t>(released_));
+  }
+
   uint64_t executions_tied() const override { return tied_; }
   uint64_t executions_withheld() const override { return untied_; }
   uint64_t executions_late() const override { return late_; }

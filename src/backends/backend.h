@@ -103,7 +103,7 @@ struct Launcher {
   // The vendor runtime the program must initialise to be traced, for messages ("CUDA").
   std::string runtime;
   // The backend library the vendor runtime loads (found beside libnodescope.so, which it links:
-  // "libnodescope_cupti.so") and the entry point the runtime calls in it ("InitializeInjection").
+  // "libnodescope_cuda.so") and the entry point the runtime calls in it ("InitializeInjection").
   std::string library;
   std::string entry_symbol;
   // OK when this vendor's driver and at least one device are present; else a message a user

@@ -56,7 +56,7 @@ struct PluginV1 {
 extern const char* const kBuildId;
 
 // Why a library of interface `abi_version` and build `build_id` cannot work with this build; empty
-// if it can. `what` names the other side in the message ("libnodescope_cupti.so").
+// if it can. `what` names the other side in the message ("libnodescope_cuda.so").
 std::string BuildMismatch(const std::string& what, uint32_t abi_version, const char* build_id);
 
 }  // namespace nodescope

@@ -57,7 +57,7 @@ def run(command, out, env_extra=None, on_path=True):
     if on_path:
         env["LD_LIBRARY_PATH"] = args.sim_lib_dir + ":" + env.get("LD_LIBRARY_PATH", "")
     env.update(env_extra or {})
-    # `--backend xpu` preloads libnodescope_pti.so; in a sanitizer build that library comes before
+    # `--backend xpu` preloads libnodescope_xpu.so; in a sanitizer build that library comes before
     # the ASan runtime in the program's library list, which ASan refuses unless told it is fine
     # (the simulator's contract tests do the same, tests/pti_sim/CMakeLists.txt).
     asan = env.get("ASAN_OPTIONS", "")

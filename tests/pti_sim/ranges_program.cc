@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/pti/sdk/pti_sdk.h"
+#include "backends/xpu/sdk/pti_sdk.h"
 #include "nodescope/nodescope.h"
 #include "tests/pti_sim/sim_sycl.h"
 

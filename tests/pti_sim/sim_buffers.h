@@ -1,7 +1,7 @@
 // The simulated PTI's buffer handling (sim_buffers.cc) as its entry points (sim_view.cc) use it.
 #pragma once
 
-#include "backends/pti/sdk/pti_sdk.h"
+#include "backends/xpu/sdk/pti_sdk.h"
 
 namespace ptisim {
 

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "backends/pti/sdk/pti_sdk.h"
+#include "backends/xpu/sdk/pti_sdk.h"
 
 namespace ptisim {
 

@@ -29,7 +29,7 @@
 #include <thread>
 #include <vector>
 
-#include "backends/pti/sdk/pti_sdk.h"
+#include "backends/xpu/sdk/pti_sdk.h"
 #include "tests/pti_sim/sim_sycl.h"
 
 namespace {

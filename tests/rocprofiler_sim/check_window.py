@@ -43,7 +43,7 @@ check = checker.check
 
 def env_for(lib_dir):
     env = sim_env(lib_dir)
-    # `--backend xpu` preloads libnodescope_pti.so, which in a sanitizer build comes before the
+    # `--backend xpu` preloads libnodescope_xpu.so, which in a sanitizer build comes before the
     # ASan runtime in the program's library list: ASan refuses that unless told it is fine (as in
     # tests/pti_sim/check_backend.py). Harmless for the rocm runs and outside sanitizer builds.
     asan = env.get("ASAN_OPTIONS", "")

@@ -17,7 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "backends/rocprofiler/sdk/rocprofiler_sdk.h"
+#include "backends/rocm/sdk/rocprofiler_sdk.h"
 
 namespace {
 

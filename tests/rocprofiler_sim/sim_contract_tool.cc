@@ -39,7 +39,7 @@
 #include <utility>
 #include <vector>
 
-#include "backends/rocprofiler/sdk/rocprofiler_sdk.h"
+#include "backends/rocm/sdk/rocprofiler_sdk.h"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "backends/rocprofiler/sdk/rocprofiler_sdk.h"
+#include "backends/rocm/sdk/rocprofiler_sdk.h"
 
 namespace sim {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "api/run_report.h"
 #include "base/status.h"
+#include "model/run_report.h"
 
 namespace nodescope::cli {
 

@@ -341,3 +341,12 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
   nodescope_cli_test(nodes merged_no_keys EXIT 1 ARGS ${data}/merged_no_keys.json STDOUT "^$"
     STDERR "^nodescope nodes: no graph-launched work with graph keys in any trace\n$")
 endif()
+
+# `run --help` and the unknown-backend error list exactly the backends this build registered
+# (nodescope_backend(), src/backends/CMakeLists.txt), in the order the CLI links their launchers.
+get_property(backends GLOBAL PROPERTY NODESCOPE_BACKENDS)
+list(JOIN backends ", " listed)
+nodescope_cli_test(run lists_backends EXIT 0 ARGS --help
+                   STDOUT "this build has: ${listed}[^,]" STDERR "^$")
+nodescope_cli_test(run unknown_backend_lists_backends EXIT 125 ARGS --backend nosuch -- true
+                   STDOUT "^$" STDERR "unknown backend 'nosuch' \\(this build has: ${listed}\\)")

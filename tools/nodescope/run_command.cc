@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "api/run_report.h"
 #include "backends/backend.h"
 #include "base/atomic_file.h"
 #include "base/env.h"
 #include "base/terminal_text.h"
 #include "child_process.h"
+#include "model/run_report.h"
 #include "run_summary.h"
 #include "tracer_library.h"
 

@@ -6,9 +6,9 @@
 #include <set>
 #include <string_view>
 
-#include "api/run_report.h"
 #include "base/atomic_file.h"
 #include "base/terminal_text.h"
+#include "model/run_report.h"
 
 namespace nodescope::cli {
 namespace {

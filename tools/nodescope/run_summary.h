@@ -1,6 +1,6 @@
 // What `nodescope run` prints when the program has ended, from the lines on the report pipe.
 // The program can write to that pipe too, so nothing in a line is trusted: a line is shown only
-// if it parses strictly (api/run_report.h), and a trace line only if its path is the one this
+// if it parses strictly (model/run_report.h), and a trace line only if its path is the one this
 // run gave that pid (report::TracePathFor, or that path named by pid when another writer took it
 // meanwhile) and that path is a file written since the run started, or the device or FIFO named
 // by -o. Everything else is counted and said, never printed.

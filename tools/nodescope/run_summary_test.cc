@@ -11,7 +11,7 @@
 #include <fstream>
 #include <string>
 
-#include "api/run_report.h"
+#include "model/run_report.h"
 
 namespace nodescope::cli {
 namespace {

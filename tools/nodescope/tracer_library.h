@@ -1,5 +1,5 @@
 // Finding and checking the library `nodescope run` injects before any program loads it: the
-// launcher's backend library (backends/backend.h: libnodescope_cupti.so for CUDA), with
+// launcher's backend library (backends/backend.h: libnodescope_cuda.so for CUDA), with
 // libnodescope.so beside it. NODESCOPE_LIBRARY may name any file, and the vendor runtime would
 // dlopen() it into the program.
 #pragma once

@@ -30,7 +30,7 @@ TEST(CheckTracerLibrary, AcceptsTheLibrariesOfThisBuild) {
   EXPECT_NE(s.message().find("does not define InitializeInjection"), std::string::npos)
       << s.message();
   if (NODESCOPE_BUILDFLAG(HAS_CUPTI)) {
-    s = CheckTracerLibrary(std::string(NODESCOPE_LIB_DIR) + "/libnodescope_cupti.so",
+    s = CheckTracerLibrary(std::string(NODESCOPE_LIB_DIR) + "/libnodescope_cuda.so",
                            {"InitializeInjection", "nodescope_plugin_v1"});
     EXPECT_TRUE(s.ok()) << s.ToString();
   }

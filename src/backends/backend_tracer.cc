@@ -1,0 +1,70 @@
+// The tracer skeleton (backend_tracer.h).
+#include "backends/backend_tracer.h"
+
+#include <vector>
+
+namespace nodescope {
+
+Status BackendTracer::Start(const TracerOptions& options) {
+  if (running_) return FailedPreconditionError("the " + name_ + " tracer is already running");
+  options_ = options;
+  trace_.start_ns = NowNs();
+  RETURN_IF_ERROR(StartCollection(options_));
+  RangeRecorder::Get().SetListener(range_listener());
+  running_ = true;
+  return OkStatus();
+}
+
+Status BackendTracer::Stop() {
+  std::lock_guard<std::mutex> stop_lock(stop_mu_);
+  if (!running_) return OkStatus();
+  running_ = false;
+  RangeRecorder::Get().SetListener(nullptr);
+  Status collected = StopCollection();  // the SDK's last batches take the decode lock
+  {
+    std::lock_guard<std::mutex> lock(decode_mu_);
+    trace_.drops.vendor_dropped += vendor_dropped_.exchange(0, std::memory_order_relaxed);
+    trace_.drops.buffers_refused += buffers_refused_.exchange(0, std::memory_order_relaxed);
+    trace_.end_ns = NowNs();
+    AddStopCounters(&trace_);
+    stage_->Finish(trace_.gpu);  // records a later batch would have decided: decided now
+    stage_->Report(&trace_.attribution);
+    stage_->AddCounters(&trace_.counters);
+    Describe(&trace_);
+  }
+  Deactivate();
+  return collected;
+}
+
+uint64_t BackendTracer::HeldRecords() {
+  std::lock_guard<std::mutex> lock(decode_mu_);
+  return trace_.gpu.held() + trace_.api.held();
+}
+
+Status BackendTracer::SnapshotWindow(Trace* out, bool release) {
+  {
+    std::lock_guard<std::mutex> lock(decode_mu_);  // a batch waits for a copy only
+    if (stage_ == nullptr) {
+      return FailedPreconditionError("the " + name_ + " tracer was never started");
+    }
+    BeforeWindowCopy();
+    if (release) {
+      // A streaming part: records the stage decides with a later batch or flush wait for a
+      // later part (CopyWindowPart); a stage deciding every batch at once leaves none.
+      std::vector<size_t> moved;
+      CopyWindowPart(trace_, NowNs(), StreamHeldBack(options_.stream_records), out, &moved);
+      stage_->RecordsMoved(moved, trace_.gpu.size() - moved.size());
+    } else {
+      CopyWindow(trace_, NowNs(), false, out);
+    }
+    out->drops.vendor_dropped += vendor_dropped_.load(std::memory_order_relaxed);
+    out->drops.buffers_refused += buffers_refused_.load(std::memory_order_relaxed);
+    AddWindowCounters(out);
+    stage_->Report(&out->attribution);
+  }
+  Describe(out);
+  FinishWindowCopy(out);  // a capture's records a later batch would decide: without keys
+  return OkStatus();
+}
+
+}  // namespace nodescope

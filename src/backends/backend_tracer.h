@@ -1,0 +1,111 @@
+// The tracer skeleton every backend fills in: what a Tracer (backend.h) does that is not its
+// SDK's. A vendor's tracer derives from BackendTracer and supplies the SDK calls (subscribe, flush,
+// unsubscribe) and the decoding of one buffer; the skeleton owns the trace, the decode lock, the
+// attribution stage's feeding, trimming a ring window, the drop counts, the window copies that
+// captures and streaming parts take, and the order a stop happens in:
+//
+//   Start:  options kept, start time, StartCollection() (the SDK), the range listener, running.
+//   a batch (any SDK thread, or one flushing):  DecodeBatch(decode): under the decode lock,
+//           decode() appends neutral records, the stage keys them (Process), the ring trims.
+//   Stop:   the range listener off, StopCollection() (the SDK flushes its buffers into
+//           DecodeBatch and stops; no lock of ours held), then under the decode lock: drops,
+//           end time, AddStopCounters(), stage Finish / Report / AddCounters, Describe(); then
+//           Deactivate(). Idempotent.
+//   SnapshotWindow: under the decode lock BeforeWindowCopy(), the window copied (a streaming part
+//           holding back records the stage decides later), drops, AddWindowCounters(), the
+//           stage's report; outside it Describe() and FinishWindowCopy().
+//
+// The decode lock is never held across a call into the SDK by the skeleton: an SDK may hold its
+// own lock while it asks for a buffer (kineto's deadlock with CUPTI).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "attribution/stage.h"
+#include "backends/backend.h"
+#include "backends/ring_window.h"
+#include "base/clock.h"
+#include "ranges/range_recorder.h"
+
+namespace nodescope {
+
+class BackendTracer : public Tracer {
+ public:
+  // `name`: the backend's (NODESCOPE_BACKEND_NAME, set by nodescope_backend()).
+  explicit BackendTracer(std::string_view name) : name_(name) {}
+  // A subclass stops itself in its own destructor (Stop() calls its hooks): `if (running())
+  // (void)Stop();`.
+  ~BackendTracer() override = default;
+
+  std::string_view name() const final { return name_; }
+  Status Start(const TracerOptions& options) final;
+  Status Stop() final;
+  Trace& trace() final { return trace_; }
+  Status SnapshotWindow(Trace* out, bool release) final;
+  uint64_t HeldRecords() final;
+
+ protected:
+  // ---- What the vendor's tracer supplies ----
+  // Subscribes and enables collection; calls set_stage() first (before any batch can come).
+  // On an error it undoes what it did; Start() then fails with it.
+  virtual Status StartCollection(const TracerOptions& options) = 0;
+  // Hands every buffer the SDK holds to DecodeBatch and stops collection. No lock of ours held;
+  // no batch comes after it returns. Its error is Stop()'s, after the trace is complete.
+  virtual Status StopCollection() = 0;
+  // The listener linking user ranges to the SDK's records (external correlation ids), or null.
+  virtual const RangeRecorder::Listener* range_listener() const { return nullptr; }
+  // Under the decode lock at Stop(), before the stage decides its last records: the vendor's
+  // counters and drops (Trace::counters, Trace::drops).
+  virtual void AddStopCounters(Trace* /*trace*/) {}
+  // Under the decode lock in a snapshot, after the window is copied: what the trace at Stop()
+  // would say of it (the vendor's drops, counters, sampling).
+  virtual void AddWindowCounters(Trace* /*out*/) {}
+  // Under the decode lock in a snapshot, before the copy: what the vendor's last flush proves.
+  virtual void BeforeWindowCopy() {}
+  // Devices, versions and names the SDK knows: at Stop() under the decode lock, in a snapshot
+  // outside it; so it must call nothing that can deliver a batch.
+  virtual void Describe(Trace* /*trace*/) {}
+  // Last in Stop(), when the trace is complete: the vendor forgets its active tracer.
+  virtual void Deactivate() {}
+
+  // ---- What the skeleton offers the vendor's tracer ----
+  // One batch (a vendor buffer): `decode` appends to trace().gpu / api under the decode lock; the
+  // stage keys the records it added; a ring keeps its window only. Nothing before set_stage().
+  template <typename Decode>
+  void DecodeBatch(Decode&& decode) {
+    std::lock_guard<std::mutex> lock(decode_mu_);
+    if (stage_ == nullptr) return;
+    const size_t first = trace_.gpu.size();
+    decode();
+    stage_->Process(trace_.gpu, first);
+    TrimWindow(options_.ring, NowNs(), &trace_);
+  }
+  // The stage records are fed through (owned by the vendor's tracer, which may need its type).
+  void set_stage(AttributionStage* stage) { stage_ = stage; }
+  // Records the SDK dropped, and buffers refused to it: added to the trace's drops at Stop().
+  // Lock-free: any thread, any time.
+  void AddVendorDropped(uint64_t n) { vendor_dropped_.fetch_add(n, std::memory_order_relaxed); }
+  void AddBuffersRefused(uint64_t n) { buffers_refused_.fetch_add(n, std::memory_order_relaxed); }
+  // For vendor work on the trace outside a batch (interning a string from an API callback).
+  std::mutex& decode_mutex() { return decode_mu_; }
+  const TracerOptions& options() const { return options_; }
+  bool running() const { return running_; }
+
+ private:
+  const std::string name_;
+  Trace trace_;
+  TracerOptions options_;
+  AttributionStage* stage_ = nullptr;
+  // Serialises batches (the SDK's thread vs. a flushing one) and window copies.
+  std::mutex decode_mu_;
+  std::mutex stop_mu_;  // Stop() from an exit path and from the session at once
+  std::atomic<uint64_t> vendor_dropped_{0};
+  std::atomic<uint64_t> buffers_refused_{0};
+  bool running_ = false;
+};
+
+}  // namespace nodescope

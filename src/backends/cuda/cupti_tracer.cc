@@ -1,0 +1,254 @@
+// The cuda backend's tracer: CUPTI's part of the skeleton.
+#include "backends/cuda/cupti_tracer.h"
+
+#include <string>
+
+#include "backends/cuda/cuda_driver.h"
+#include "backends/cuda/cupti_status.h"
+#include "backends/cuda/environment.h"
+#include "base/clock.h"
+#include "ranges/range_recorder.h"
+
+namespace nodescope::cupti {
+namespace {
+
+std::atomic<CuptiTracer*> g_active{nullptr};
+// CUPTI's buffer callbacks carry no user pointer; the active tracer is process-global.
+std::atomic<BufferPool*> g_pool{nullptr};
+
+const char* ApiNameFromCupti(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  const char* name = nullptr;
+  if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS) return nullptr;
+  return name;
+}
+
+uint64_t CUPTIAPI TraceClock() { return NowNs(); }
+
+// User ranges become CUPTI external correlation ids (CUSTOM1, as kineto uses for annotations):
+// every API call made inside a range is then linked to it by an EXTERNAL_CORRELATION record.
+void RangePushed(uint64_t range_id) {
+  cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, range_id);
+}
+void RangePopped(uint64_t) {
+  uint64_t last = 0;
+  cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, &last);
+}
+const RangeRecorder::Listener kRangeListener{&RangePushed, &RangePopped};
+
+// What a launch puts on the device and the API records that link it to its call: enabled for
+// the whole session, or, when sampling, around sampled launches only (SampledActivity).
+std::vector<CUpti_ActivityKind> DeviceActivityKinds(const TracerOptions& options) {
+  std::vector<CUpti_ActivityKind> kinds = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+                                           CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMCPY2,
+                                           CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME};
+  if (options.trace_driver_api) kinds.push_back(CUPTI_ACTIVITY_KIND_DRIVER);
+  return kinds;
+}
+
+// The header's account of a sampled trace (model/trace.h), from the sampler's counts.
+SamplingInfo SamplingOf(const LaunchSampler& sampler) {
+  const LaunchSampler::Counts c = sampler.counts();
+  SamplingInfo s;
+  s.every = sampler.every();
+  s.burst = sampler.burst();
+  s.graph_launches = c.graph_launches;
+  s.graph_launches_traced = c.graph_launches_kept;
+  s.plain_launches = c.plain_launches;
+  s.plain_launches_traced = c.plain_launches_kept;
+  s.graph_launches_discarded = c.graph_guards + c.graph_overlaps;
+  s.plain_launches_discarded = c.plain_overlaps;
+  return s;
+}
+
+}  // namespace
+
+CuptiTracer::CuptiTracer() : BackendTracer(NODESCOPE_BACKEND_NAME) {}
+
+CuptiTracer::~CuptiTracer() {
+  if (running()) (void)Stop();
+}
+
+// Takes no tracer lock: CUPTI may call this while holding its own, and a completion holding the
+// decode lock calls into CUPTI. The pool counts refusals itself.
+void CUPTIAPI CuptiTracer::BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *max_records = 0;
+  BufferPool* pool = g_pool.load(std::memory_order_acquire);
+  BufferPool::Buffer b = pool != nullptr ? pool->Request() : BufferPool::Buffer{};
+  *buffer = b.data;
+  *size = b.size;
+}
+
+void CUPTIAPI CuptiTracer::BufferCompleted(CUcontext ctx, uint32_t stream_id, uint8_t* buffer,
+                                           size_t /*size*/, size_t valid_size) {
+  CuptiTracer* t = g_active.load(std::memory_order_acquire);
+  if (t != nullptr && buffer != nullptr) {
+    t->DecodeBatch([&] { t->decoder_->DecodeBuffer(buffer, valid_size); });  // CUPTI's keys
+    size_t dropped = 0;  // asked with no lock held
+    if (cuptiActivityGetNumDroppedRecords(ctx, stream_id, &dropped) == CUPTI_SUCCESS) {
+      t->AddVendorDropped(dropped);
+    }
+  }
+  if (buffer != nullptr) {
+    if (BufferPool* pool = g_pool.load(std::memory_order_acquire)) pool->Complete(buffer);
+  }
+}
+
+void CUPTIAPI CuptiTracer::OnCallback(void* userdata, CUpti_CallbackDomain domain,
+                                      CUpti_CallbackId cbid, const void* data) {
+  auto* self = static_cast<CuptiTracer*>(userdata);
+  if (data == nullptr || self->graph_callbacks_ == nullptr) return;
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+    self->graph_callbacks_->OnResource(cbid, *static_cast<const CUpti_ResourceData*>(data));
+  } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+    self->graph_callbacks_->OnApi(domain, cbid, *static_cast<const CUpti_CallbackData*>(data));
+  }
+}
+
+Status CuptiTracer::StartCollection(const TracerOptions& options) {
+  CuptiTracer* expected = nullptr;
+  if (!g_active.compare_exchange_strong(expected, this)) {
+    return AlreadyExistsError("a nodescope CUPTI session is already active in this process");
+  }
+  // Refusing a buffer is only safe from CUPTI API version 27; unknown counts as older.
+  uint32_t cupti_version = 0;
+  if (cuptiGetVersion(&cupti_version) != CUPTI_SUCCESS) cupti_version = 0;
+  pool_ = std::make_unique<BufferPool>(options.buffer_bytes, options.max_buffers, cupti_version);
+  g_pool.store(pool_.get(), std::memory_order_release);
+  stage_ = MakeNativeIdStage(options.graph_attribution);
+  if (options.sample_every > 1) {
+    sampler_ = std::make_unique<LaunchSampler>(options.sample_every, LaunchSampler::kDefaultSeed,
+                                               options.sample_burst);
+    sampled_ = std::make_unique<SampledActivity>(DeviceActivityKinds(options));
+    kept_ = std::make_unique<CorrelationSet>();
+    graph_callbacks_ =
+        std::make_unique<GraphCallbacks>(stage_.get(), sampler_.get(), sampled_.get(), kept_.get());
+  } else {
+    graph_callbacks_ = std::make_unique<GraphCallbacks>(stage_.get());
+  }
+  decoder_.emplace(&trace(), options.max_events, &ApiNameFromCupti);
+  decoder_->KeepOnly(kept_.get());
+  set_stage(stage_.get());
+
+  Status s = Subscribe(options);
+  if (!s.ok()) {
+    Unsubscribe();
+    g_active.store(nullptr, std::memory_order_release);
+  }
+  return s;
+}
+
+const RangeRecorder::Listener* CuptiTracer::range_listener() const { return &kRangeListener; }
+
+Status CuptiTracer::Subscribe(const TracerOptions& options) {
+  Status s =
+      CheckCupti(cuptiSubscribe(&subscriber_, &CuptiTracer::OnCallback, this), "cuptiSubscribe");
+  if (!s.ok()) {
+    subscriber_ = nullptr;
+    return s;
+  }
+  // Graph lifecycle for attribution, and instantiate boundaries for capture-time ranges.
+  RETURN_IF_ERROR(graph_callbacks_->Enable(subscriber_));
+  // One clock for CPU and GPU: CUPTI stamps records with ours. System thread ids, like gettid.
+  RETURN_IF_ERROR(CheckCupti(cuptiActivityRegisterTimestampCallback(&TraceClock),
+                             "cuptiActivityRegisterTimestampCallback"));
+  RETURN_IF_ERROR(CheckCupti(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM),
+                             "cuptiSetThreadIdType"));
+  RETURN_IF_ERROR(CheckCupti(cuptiActivityRegisterCallbacks(&BufferRequested, &BufferCompleted),
+                             "cuptiActivityRegisterCallbacks"));
+  // Sampling: the device and API kinds are switched on around sampled launches only.
+  std::vector<CUpti_ActivityKind> kinds = {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+  if (sampled_ == nullptr) {
+    for (CUpti_ActivityKind k : DeviceActivityKinds(options)) kinds.push_back(k);
+  }
+  for (CUpti_ActivityKind k : kinds) {
+    s = CheckCupti(cuptiActivityEnable(k), "cuptiActivityEnable");
+    if (!s.ok()) {
+      return Status(s.code(), s.message() + " (kind " + std::to_string(static_cast<int>(k)) + ")");
+    }
+    enabled_.push_back(k);
+  }
+  return OkStatus();
+}
+
+void CuptiTracer::Unsubscribe() {
+  if (sampled_ != nullptr) sampled_->Close();
+  for (CUpti_ActivityKind k : enabled_) cuptiActivityDisable(k);
+  enabled_.clear();
+  if (subscriber_ != nullptr) {
+    cuptiUnsubscribe(subscriber_);
+    subscriber_ = nullptr;
+  }
+}
+
+Status CuptiTracer::StopCollection() {
+  // Work still queued on the calling thread's context would otherwise be lost from the trace.
+  const CudaDriver& cu = Driver();
+  CUcontext ctx = nullptr;
+  if (cu.ok() && cu.cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && ctx != nullptr) {
+    (void)cu.cuCtxSynchronize();
+  }
+  Status flushed =
+      CheckCupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
+  Unsubscribe();
+  // Records dropped with no context/stream to report them against; asked with no lock held.
+  size_t dropped = 0;
+  if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS) {
+    AddVendorDropped(dropped);
+  }
+  if (flushed.ok() && sampled_ != nullptr) flushed = sampled_->status();
+  return flushed;
+}
+
+void CuptiTracer::AddStopCounters(Trace* trace) {
+  AddWindowCounters(trace);
+  trace->counters.emplace_back("activity_buffers_allocated",
+                               static_cast<int64_t>(pool_->allocated()));
+  // Buffers handed out past the bound because this CUPTI cannot take a refusal (before 27).
+  if (pool_->overflowed() > 0) {
+    trace->counters.emplace_back("activity_buffers_overflowed",
+                                 static_cast<int64_t>(pool_->overflowed()));
+  }
+  if (sampler_ != nullptr) {
+    const LaunchSampler::Counts c = sampler_->counts();
+    trace->counters.emplace_back("sampling_windows", static_cast<int64_t>(sampled_->windows()));
+    trace->counters.emplace_back("sampling_guard_launches", static_cast<int64_t>(c.graph_guards));
+    trace->counters.emplace_back("sampling_overlapping_launches",
+                                 static_cast<int64_t>(c.graph_overlaps + c.plain_overlaps));
+    trace->counters.emplace_back("sampling_records_discarded",
+                                 static_cast<int64_t>(decoder_->discarded()));
+    if (c.untracked_execs > 0) {
+      trace->counters.emplace_back("sampling_untracked_exec_launches",
+                                   static_cast<int64_t>(c.untracked_execs));
+    }
+  }
+}
+
+// What a window says of this trace so far, as the trace at Stop() does: the pool's refusals, the
+// graph callbacks' counters and whether it was sampled.
+void CuptiTracer::AddWindowCounters(Trace* out) {
+  out->drops.buffers_refused += pool_->refused();
+  graph_callbacks_->AddCounters(out);
+  if (sampler_ != nullptr) out->sampling = SamplingOf(*sampler_);
+}
+
+void CuptiTracer::Describe(Trace* trace) { CollectEnvironment(trace); }
+
+// The pool stays alive with the tracer: CUPTI may still hold a buffer it never returns.
+void CuptiTracer::Deactivate() { g_active.store(nullptr, std::memory_order_release); }
+
+// Called with no nodescope lock held: the completions it causes take the decode lock.
+// Flag 0 on purpose (cupti_activity.h, cuptiActivityFlushAll): a default flush returns every
+// buffer whose records are all complete, full or not; only a buffer holding a record of work
+// still running stays with CUPTI until a later flush. A forced flush would hand that record over
+// incomplete, and it would never come back complete for the next capture or the trace at exit.
+Status CuptiTracer::Flush() {
+  return CheckCupti(cuptiActivityFlushAll(0), "cuptiActivityFlushAll");
+}
+
+namespace {
+[[maybe_unused]] const bool kRegistered =
+    RegisterTracer(NODESCOPE_BACKEND_NAME,
+                   []() -> std::unique_ptr<Tracer> { return std::make_unique<CuptiTracer>(); });
+}  // namespace
+
+}  // namespace nodescope::cupti

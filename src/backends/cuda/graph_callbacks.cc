@@ -1,0 +1,262 @@
+// CUPTI graph callbacks -> attribution lifecycle events.
+#include "backends/cuda/graph_callbacks.h"
+
+#include <cstdio>
+
+#include "backends/cuda/cupti_decoder.h"
+#include "backends/cuda/cupti_status.h"
+#include "base/env.h"
+#include "ranges/range_recorder.h"
+
+namespace nodescope::cupti {
+namespace {
+
+// The graph API call in progress on this thread (outermost: a runtime call reaches the driver's
+// own entry point, which must not be reported twice).
+thread_local int t_api_depth = 0;
+thread_local GraphApiKind t_api_kind = GraphApiKind::kNone;
+thread_local uint64_t t_api_correlation = 0;
+// The outermost call on this thread opened the sampling window (LaunchWindow::Begin).
+thread_local bool t_window_open = false;
+
+uint64_t NodeId(CUgraphNode node) {
+  uint64_t id = 0;
+  return node != nullptr && cuptiGetGraphNodeId(node, &id) == CUPTI_SUCCESS ? id : 0;
+}
+
+bool DebugGraphCallbacks() {
+  static const bool on = [] {
+    bool flag = false;
+    Status s = ReadEnvFlag("NODESCOPE_DEBUG_GRAPH_CALLBACKS", &flag);
+    if (!s.ok()) std::fprintf(stderr, "nodescope: warning: %s (ignored)\n", s.message().c_str());
+    return flag;
+  }();
+  return on;
+}
+
+void Bump(std::atomic<uint64_t>& c) { c.fetch_add(1, std::memory_order_relaxed); }
+
+}  // namespace
+
+GraphApiKind ClassifyGraphApi(std::string_view name) {
+  name = StripApiVersionSuffix(name);
+  auto starts = [&](std::string_view p) { return name.substr(0, p.size()) == p; };
+  auto has = [&](std::string_view p) { return name.find(p) != std::string_view::npos; };
+  if (starts("cuGraphInstantiate") || starts("cudaGraphInstantiate")) {
+    return GraphApiKind::kCreatesExec;
+  }
+  if (starts("cuGraphNodeSetEnabled") || starts("cudaGraphNodeSetEnabled")) {
+    return GraphApiKind::kChangesExec;
+  }
+  if ((starts("cuGraphExec") || starts("cudaGraphExec")) &&
+      (has("SetParams") || has("Update") || has("SetEvent"))) {
+    return GraphApiKind::kChangesExec;
+  }
+  return GraphApiKind::kNone;
+}
+
+GraphApiKind ClassifyLaunchApi(std::string_view name) {
+  name = StripApiVersionSuffix(name);
+  auto starts = [&](std::string_view p) { return name.substr(0, p.size()) == p; };
+  if (starts("cudaGraphLaunch") || starts("cuGraphLaunch")) return GraphApiKind::kGraphLaunch;
+  // Host functions run no device work; everything else named cuLaunch*/cudaLaunch* does.
+  if (starts("cudaLaunchHostFunc") || starts("cuLaunchHostFunc")) return GraphApiKind::kNone;
+  if (starts("cudaLaunch") || starts("cuLaunch") || starts("cudaMemcpy") || starts("cuMemcpy") ||
+      starts("cudaMemset") || starts("cuMemset")) {
+    return GraphApiKind::kPlainLaunch;
+  }
+  return GraphApiKind::kNone;
+}
+
+Status GraphCallbacks::Enable(CUpti_SubscriberHandle subscriber) {
+  RETURN_IF_ERROR(CheckCupti(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE),
+                             "cuptiEnableDomain(RESOURCE)"));
+  struct Domain {
+    CUpti_CallbackDomain domain;
+    uint32_t size;
+    std::vector<GraphApiKind>* kinds;
+  };
+  for (const Domain& d :
+       {Domain{CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE, &runtime_api_kind_},
+        Domain{CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE, &driver_api_kind_}}) {
+    d.kinds->assign(d.size, GraphApiKind::kNone);
+    for (uint32_t cbid = 1; cbid < d.size; ++cbid) {
+      const char* name = nullptr;
+      if (cuptiGetCallbackName(d.domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr) continue;
+      GraphApiKind kind = ClassifyGraphApi(name);
+      if (kind == GraphApiKind::kNone && sampler_ != nullptr) kind = ClassifyLaunchApi(name);
+      if (kind == GraphApiKind::kNone) continue;
+      RETURN_IF_ERROR(
+          CheckCupti(cuptiEnableCallback(1, subscriber, d.domain, cbid), "cuptiEnableCallback"));
+      ListenTo(d.domain, cbid, kind);
+    }
+  }
+  return OkStatus();
+}
+
+void GraphCallbacks::ListenTo(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                              GraphApiKind kind) {
+  std::vector<GraphApiKind>& kinds =
+      domain == CUPTI_CB_DOMAIN_RUNTIME_API ? runtime_api_kind_ : driver_api_kind_;
+  if (kinds.size() <= cbid) kinds.resize(cbid + 1, GraphApiKind::kNone);
+  kinds[cbid] = kind;
+}
+
+void GraphCallbacks::OnGraphNode(CUpti_CallbackId cbid, const CUpti_GraphData& g) {
+  if (DebugGraphCallbacks()) {
+    uint32_t exec_id = 0;
+    if (g.graphExec != nullptr) cuptiGetGraphExecId(g.graphExec, &exec_id);
+    std::fprintf(stderr,
+                 "nodescope-debug: cbid=%u node=%llx original=%llx exec=%u api_kind=%u "
+                 "api_corr=%llu range=%llu\n",
+                 static_cast<unsigned>(cbid), static_cast<unsigned long long>(NodeId(g.node)),
+                 static_cast<unsigned long long>(NodeId(g.originalNode)), exec_id,
+                 static_cast<unsigned>(t_api_kind),
+                 static_cast<unsigned long long>(t_api_correlation),
+                 static_cast<unsigned long long>(RangeRecorder::Get().CurrentRange()));
+  }
+  switch (cbid) {
+    case CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED:
+      // Stream capture or explicit creation: the innermost open range is the node's scope.
+      stage_->TemplateNodeCreated(NodeId(g.node), RangeRecorder::Get().CurrentRange());
+      break;
+    case CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED:
+      if (t_api_kind == GraphApiKind::kCreatesExec) {
+        stage_->ExecNodeBound(NodeId(g.node), NodeId(g.originalNode), t_api_correlation);
+      } else {
+        stage_->TemplateNodeCloned(NodeId(g.node), NodeId(g.originalNode));  // cudaGraphClone
+      }
+      break;
+    case CUPTI_CBID_RESOURCE_GRAPH_NODE_UPDATED:
+      // cudaGraphExecUpdate: the exec node now runs the new graph's node. Observed on the H200
+      // (CUDA 13.0): `node` is the new graph's node and `originalNode` the exec's node.
+      if (g.originalNode != nullptr) {
+        stage_->ExecNodeBound(NodeId(g.originalNode), NodeId(g.node), t_api_correlation);
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+void GraphCallbacks::OnResource(CUpti_CallbackId cbid, const CUpti_ResourceData& data) {
+  switch (cbid) {
+    // Context/stream/module callbacks carry other descriptors: only these carry CUpti_GraphData.
+    case CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED:
+    case CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED:
+    case CUPTI_CBID_RESOURCE_GRAPH_NODE_UPDATED:
+    case CUPTI_CBID_RESOURCE_GRAPH_NODE_SET_PARAMS:
+      if (data.resourceDescriptor != nullptr) {
+        OnGraphNode(cbid, *static_cast<const CUpti_GraphData*>(data.resourceDescriptor));
+      }
+      break;
+    default:
+      break;
+  }
+  switch (cbid) {
+    case CUPTI_CBID_RESOURCE_GRAPH_CREATED:
+      Bump(counts_.graphs_created);
+      break;
+    case CUPTI_CBID_RESOURCE_GRAPH_CLONED:
+      Bump(counts_.graphs_cloned);
+      break;
+    case CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED:
+      Bump(counts_.nodes_cloned);
+      break;
+    case CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED:
+      Bump(counts_.execs_created);
+      break;
+    case CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING:
+      Bump(counts_.execs_destroyed);
+      break;
+    case CUPTI_CBID_RESOURCE_GRAPH_NODE_UPDATED:
+      Bump(counts_.nodes_updated);
+      break;
+    case CUPTI_CBID_RESOURCE_GRAPH_NODE_SET_PARAMS:
+      Bump(counts_.node_params_set);
+      break;
+    default:
+      break;
+  }
+}
+
+void GraphCallbacks::OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                           const CUpti_CallbackData& data) {
+  const std::vector<GraphApiKind>& kinds =
+      domain == CUPTI_CB_DOMAIN_RUNTIME_API ? runtime_api_kind_ : driver_api_kind_;
+  const GraphApiKind kind = cbid < kinds.size() ? kinds[cbid] : GraphApiKind::kNone;
+  if (data.callbackSite == CUPTI_API_ENTER) {
+    if (t_api_depth++ == 0) {
+      t_api_kind = kind;
+      t_api_correlation = data.correlationId;
+      if (kind == GraphApiKind::kGraphLaunch || kind == GraphApiKind::kPlainLaunch) {
+        OnLaunchEnter(kind, data);
+      }
+    }
+    return;
+  }
+  if (t_api_depth > 0 && --t_api_depth > 0) return;
+  t_api_kind = GraphApiKind::kNone;
+  if (t_window_open) {
+    t_window_open = false;
+    window_->End();
+  }
+  if (kind != GraphApiKind::kCreatesExec && kind != GraphApiKind::kChangesExec) return;
+  // cudaError_t and CUresult are both int-sized enums where 0 means success.
+  if (data.functionReturnValue == nullptr ||
+      *static_cast<const int*>(data.functionReturnValue) != 0 || data.functionParams == nullptr) {
+    return;
+  }
+  // Every one of these calls takes the exec first: by pointer when it creates it.
+  void* first = *static_cast<void* const*>(data.functionParams);
+  CUgraphExec exec = kind == GraphApiKind::kCreatesExec
+                         ? (first != nullptr ? *static_cast<CUgraphExec*>(first) : nullptr)
+                         : static_cast<CUgraphExec>(first);
+  uint32_t exec_id = 0;
+  if (exec == nullptr || cuptiGetGraphExecId(exec, &exec_id) != CUPTI_SUCCESS) return;
+  if (kind == GraphApiKind::kCreatesExec) {
+    stage_->ExecCreated(exec_id, data.correlationId);
+  } else {
+    stage_->ExecChanged(exec_id, data.correlationId);
+  }
+}
+
+void GraphCallbacks::OnLaunchEnter(GraphApiKind kind, const CUpti_CallbackData& data) {
+  if (sampler_ == nullptr || window_ == nullptr) return;
+  // Another thread's launch may hold the kinds on: this one is then instrumented whatever is
+  // decided, and holds the window open until it returns too (launch_sampler.h, "Overlaps").
+  const bool open = window_->IsOpen();
+  LaunchSampler::Decision d;
+  if (kind == GraphApiKind::kGraphLaunch) {
+    // cudaGraphLaunch and cuGraphLaunch (and their per-thread-stream forms) take the exec first.
+    uint32_t exec_id = UINT32_MAX;  // unknown: sampled at random only, never guarded
+    CUgraphExec exec = data.functionParams != nullptr
+                           ? *static_cast<const CUgraphExec*>(data.functionParams)
+                           : nullptr;
+    if (exec == nullptr || cuptiGetGraphExecId(exec, &exec_id) != CUPTI_SUCCESS) {
+      exec_id = UINT32_MAX;
+    }
+    d = sampler_->SampleGraphLaunch(exec_id, open);
+  } else {
+    d = sampler_->SamplePlainLaunch(open);
+  }
+  if (d == LaunchSampler::Decision::kSkip) return;
+  // Guards and overlaps are instrumented but not added: the decoder discards their records.
+  if (d == LaunchSampler::Decision::kKeep && kept_ != nullptr) kept_->Add(data.correlationId);
+  window_->Begin();
+  t_window_open = true;
+}
+
+void GraphCallbacks::AddCounters(Trace* trace) const {
+  auto add = [trace](const char* name, const std::atomic<uint64_t>& c) {
+    trace->counters.emplace_back(name, static_cast<int64_t>(c.load(std::memory_order_relaxed)));
+  };
+  add("graphs_created", counts_.graphs_created);
+  add("graph_execs_created", counts_.execs_created);
+  add("graph_execs_destroyed", counts_.execs_destroyed);
+  add("graph_nodes_cloned", counts_.nodes_cloned);
+  add("graph_nodes_updated", counts_.nodes_updated);
+  add("graph_node_params_set", counts_.node_params_set);
+}
+
+}  // namespace nodescope::cupti
