@@ -48,6 +48,8 @@ TEST(RingWindow, ParsesSizesAndDurations) {
   ring = ParseWindowPolicy("256MB", "NODESCOPE_RING");
   ASSERT_TRUE(ring.ok());
   EXPECT_EQ(ring->max_records, (256u << 20) / 96);
+  EXPECT_EQ(ring->Describe(), "events=" + std::to_string((256u << 20) / 96));
+  EXPECT_EQ((WindowPolicy{20000, 250'000'000}.Describe()), "events=20000,time=250ms");
   for (const char* bad : {"", "lots", "10X", "-5", " 5", "0", "0s", "5 s", "10mb", "1e6"}) {
     StatusOr<WindowPolicy> p = ParseWindowPolicy(bad, "NODESCOPE_RING");
     EXPECT_FALSE(p.ok()) << bad;

@@ -126,10 +126,19 @@ std::string TaggedPath(const std::string& path, const std::string& tag) {
   return path.substr(0, dot) + tag + path.substr(dot);
 }
 
+// "-<pid>", appended piece by piece: g++ 12 at -O3 misreads `"-" + std::to_string(pid)` (a
+// one-character literal prepended to a temporary) as an overlapping memcpy (-Wrestrict, GCC bug
+// 105329).
+std::string PidTag(long pid) {
+  std::string tag = "-";
+  tag += std::to_string(pid);
+  return tag;
+}
+
 }  // namespace
 
 std::string PidNamedPath(const std::string& path, long pid) {
-  return TaggedPath(path, "-" + std::to_string(pid));
+  return TaggedPath(path, PidTag(pid));
 }
 
 StatusOr<AtomicFile> AtomicFile::Create(const std::string& path, const FileIdentity* before) {
@@ -228,8 +237,7 @@ Status AtomicFile::Publish() {
   const std::string by_pid = PidNamedPath(requested_, getpid());
   for (int i = 0; i < 100; ++i) {
     const std::string candidate =
-        i == 0 ? by_pid
-               : TaggedPath(requested_, "-" + std::to_string(getpid()) + "-" + std::to_string(i));
+        i == 0 ? by_pid : TaggedPath(requested_, PidTag(getpid()) + "-" + std::to_string(i));
     if (RenameNoReplace(temp_, candidate) == 0) {
       path_ = candidate;
       conflict_ = true;

@@ -13,9 +13,13 @@ namespace nodescope::analysis {
 namespace plot {
 
 std::string NodeOrdinal(const NodeSeries& node) {
-  if ((node.node_id >> 32) == node.graph_id)
-    return "#" + std::to_string(node.node_id & 0xFFFFFFFFu);
-  return "#" + std::to_string(node.node_id);
+  const uint64_t ordinal =
+      (node.node_id >> 32) == node.graph_id ? node.node_id & 0xFFFFFFFFu : node.node_id;
+  // Appended, not `"#" + std::to_string(...)`: g++ 12 at -O3 misreads a one-character literal
+  // prepended to a temporary as an overlapping memcpy (-Wrestrict, GCC bug 105329).
+  std::string s = "#";
+  s += std::to_string(ordinal);
+  return s;
 }
 
 std::string PanelTitle(const Panel& panel, const std::string& detail) {

@@ -66,7 +66,11 @@ std::string CollapseTemplateArguments(std::string_view s) {
             !args.empty() && args.find_first_not_of(
                                  "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                  "0123456789_") == std::string_view::npos;
-        out += "<" + (identifier ? std::string(args) : std::string(kEllipsis)) + ">";
+        // Appended piece by piece: `"<" + std::string(...)` is misread by g++ 12 at -O3 as
+        // an overlapping memcpy (-Wrestrict, GCC bug 105329).
+        out += '<';
+        out += identifier ? args : kEllipsis;
+        out += '>';
       }
     } else if (depth == 0) {
       out += c;
