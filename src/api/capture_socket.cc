@@ -71,7 +71,11 @@ StatusOr<std::string> ReadLine(int fd, int timeout_ms, bool* closed) {
 // /proc/net/unix lists them (the abstract names of this network namespace).
 std::vector<std::string> CandidateNames(long pid) {
   std::vector<std::string> names = {CaptureSocketName(pid)};
-  const std::string prefix = "@" + CaptureSocketName(pid) + "-";
+  // Appended, not "@" + name: g++ 12 -O3 misreads that as an overlapping memcpy (-Wrestrict,
+  // GCC bug 105329).
+  std::string prefix = "@";
+  prefix += CaptureSocketName(pid);
+  prefix += '-';
   std::ifstream table("/proc/net/unix");
   std::string line;
   while (std::getline(table, line) && names.size() < 64) {

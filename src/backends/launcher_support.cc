@@ -13,9 +13,11 @@ Status FindOnLoaderPath(const char* library, std::string_view what, std::string_
   if (handle == nullptr) handle = dlopen(library, RTLD_LAZY | RTLD_LOCAL);
   if (handle != nullptr) return OkStatus();
   const char* why = dlerror();
-  return UnavailableError("no " + std::string(what) + " found (" + library +
-                          " is not on the loader path: " + (why != nullptr ? why : "?") + ")" +
-                          std::string(hint));
+  std::string message = "no ";  // appended: g++ 12 misreads "no " + temporary (GCC bug 105329)
+  message.append(what).append(" found (").append(library);
+  message.append(" is not on the loader path: ").append(why != nullptr ? why : "?").append(")");
+  message.append(hint);
+  return UnavailableError(message);
 }
 
 void PrependToList(const char* variable, const std::string& value, std::vector<std::string>* env) {
