@@ -10,7 +10,7 @@ Status BackendTracer::Start(const TracerOptions& options) {
   options_ = options;
   trace_.start_ns = NowNs();
   RETURN_IF_ERROR(StartCollection(options_));
-  RangeRecorder::Get().SetListener(range_listener());
+  RangeRecorder::Get().SetListener(range_listener_);
   running_ = true;
   return OkStatus();
 }
@@ -26,13 +26,12 @@ Status BackendTracer::Stop() {
     trace_.drops.vendor_dropped += vendor_dropped_.exchange(0, std::memory_order_relaxed);
     trace_.drops.buffers_refused += buffers_refused_.exchange(0, std::memory_order_relaxed);
     trace_.end_ns = NowNs();
-    AddStopCounters(&trace_);
+    AddCounters(&trace_, /*at_stop=*/true);
     stage_->Finish(trace_.gpu);  // records a later batch would have decided: decided now
     stage_->Report(&trace_.attribution);
     stage_->AddCounters(&trace_.counters);
     Describe(&trace_);
   }
-  Deactivate();
   return collected;
 }
 
@@ -59,7 +58,7 @@ Status BackendTracer::SnapshotWindow(Trace* out, bool release) {
     }
     out->drops.vendor_dropped += vendor_dropped_.load(std::memory_order_relaxed);
     out->drops.buffers_refused += buffers_refused_.load(std::memory_order_relaxed);
-    AddWindowCounters(out);
+    AddCounters(out, /*at_stop=*/false);
     stage_->Report(&out->attribution);
   }
   Describe(out);

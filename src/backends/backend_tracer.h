@@ -9,10 +9,10 @@
 //           decode() appends neutral records, the stage keys them (Process), the ring trims.
 //   Stop:   the range listener off, StopCollection() (the SDK flushes its buffers into
 //           DecodeBatch and stops; no lock of ours held), then under the decode lock: drops,
-//           end time, AddStopCounters(), stage Finish / Report / AddCounters, Describe(); then
-//           Deactivate(). Idempotent.
+//           end time, AddCounters(at_stop), stage Finish / Report / AddCounters, Describe().
+//           Idempotent.
 //   SnapshotWindow: under the decode lock BeforeWindowCopy(), the window copied (a streaming part
-//           holding back records the stage decides later), drops, AddWindowCounters(), the
+//           holding back records the stage decides later), drops, AddCounters(!at_stop), the
 //           stage's report; outside it Describe() and FinishWindowCopy().
 //
 // The decode lock is never held across a call into the SDK by the skeleton: an SDK may hold its
@@ -33,10 +33,32 @@
 
 namespace nodescope {
 
+// The one running tracer of a backend in this process, where SDK callbacks carry no pointer of
+// ours (a vendor's file holds one: `ActiveTracer<CuptiTracer> g_active;`).
+template <typename T>
+class ActiveTracer {
+ public:
+  // StartCollection: AlreadyExists when another tracer of this backend runs (`sdk` names it).
+  Status Claim(T* tracer, std::string_view sdk) {
+    T* expected = nullptr;
+    if (active_.compare_exchange_strong(expected, tracer)) return OkStatus();
+    return AlreadyExistsError("a nodescope " + std::string(sdk) +
+                              " session is already active in this process");
+  }
+  // The end of StopCollection (no batch comes after it), or a failed start.
+  void Release() { active_.store(nullptr, std::memory_order_release); }
+  T* get() const { return active_.load(std::memory_order_acquire); }
+
+ private:
+  std::atomic<T*> active_{nullptr};
+};
+
 class BackendTracer : public Tracer {
  public:
-  // `name`: the backend's (NODESCOPE_BACKEND_NAME, set by nodescope_backend()).
-  explicit BackendTracer(std::string_view name) : name_(name) {}
+  // `name`: the backend's (NODESCOPE_BACKEND_NAME, set by nodescope_backend()). `ranges`: the
+  // listener linking user ranges to the SDK's records (external correlation ids), or null.
+  BackendTracer(std::string_view name, const RangeRecorder::Listener* ranges)
+      : name_(name), range_listener_(ranges) {}
   // A subclass stops itself in its own destructor (Stop() calls its hooks): `if (running())
   // (void)Stop();`.
   ~BackendTracer() override = default;
@@ -54,23 +76,18 @@ class BackendTracer : public Tracer {
   // On an error it undoes what it did; Start() then fails with it.
   virtual Status StartCollection(const TracerOptions& options) = 0;
   // Hands every buffer the SDK holds to DecodeBatch and stops collection. No lock of ours held;
-  // no batch comes after it returns. Its error is Stop()'s, after the trace is complete.
+  // no batch comes after it returns, so it ends by forgetting the vendor's active tracer. Its
+  // error is Stop()'s, after the trace is complete.
   virtual Status StopCollection() = 0;
-  // The listener linking user ranges to the SDK's records (external correlation ids), or null.
-  virtual const RangeRecorder::Listener* range_listener() const { return nullptr; }
-  // Under the decode lock at Stop(), before the stage decides its last records: the vendor's
-  // counters and drops (Trace::counters, Trace::drops).
-  virtual void AddStopCounters(Trace* /*trace*/) {}
-  // Under the decode lock in a snapshot, after the window is copied: what the trace at Stop()
-  // would say of it (the vendor's drops, counters, sampling).
-  virtual void AddWindowCounters(Trace* /*out*/) {}
+  // Under the decode lock: the vendor's counters and drops (Trace::counters, Trace::drops). At
+  // Stop() (`at_stop`), before the stage decides its last records; in a snapshot, after the
+  // window is copied, what the trace at Stop() would say of it so far.
+  virtual void AddCounters(Trace* /*trace*/, bool /*at_stop*/) {}
   // Under the decode lock in a snapshot, before the copy: what the vendor's last flush proves.
   virtual void BeforeWindowCopy() {}
   // Devices, versions and names the SDK knows: at Stop() under the decode lock, in a snapshot
   // outside it; so it must call nothing that can deliver a batch.
   virtual void Describe(Trace* /*trace*/) {}
-  // Last in Stop(), when the trace is complete: the vendor forgets its active tracer.
-  virtual void Deactivate() {}
 
   // ---- What the skeleton offers the vendor's tracer ----
   // One batch (a vendor buffer): `decode` appends to trace().gpu / api under the decode lock; the
@@ -97,6 +114,7 @@ class BackendTracer : public Tracer {
 
  private:
   const std::string name_;
+  const RangeRecorder::Listener* const range_listener_;
   Trace trace_;
   TracerOptions options_;
   AttributionStage* stage_ = nullptr;

@@ -16,7 +16,7 @@ namespace {
 // A vendor whose "SDK" is this test: each batch is `n` graph kernels with the vendor's keys.
 class FakeTracer final : public BackendTracer {
  public:
-  FakeTracer() : BackendTracer("fake") {}
+  FakeTracer() : BackendTracer("fake", nullptr) {}
   ~FakeTracer() override {
     if (running()) (void)Stop();
   }
@@ -50,19 +50,18 @@ class FakeTracer final : public BackendTracer {
   Status StopCollection() override {
     calls.push_back("stop");
     Batch(last_batch);  // the SDK's last buffers, delivered by its flush
+    calls.push_back("deactivate");
     return OkStatus();
   }
-  void AddStopCounters(Trace* trace) override {
-    calls.push_back("counters");
-    trace->counters.emplace_back("fake_counter", 1);
+  void AddCounters(Trace* trace, bool at_stop) override {
+    if (at_stop) calls.push_back("counters");
+    trace->counters.emplace_back(at_stop ? "fake_counter" : "fake_window", at_stop ? 1 : 2);
   }
-  void AddWindowCounters(Trace* out) override { out->counters.emplace_back("fake_window", 2); }
   void BeforeWindowCopy() override { calls.push_back("before_copy"); }
   void Describe(Trace* trace) override {
     calls.push_back("describe");
     trace->versions.emplace_back("fake_version", 3);
   }
-  void Deactivate() override { calls.push_back("deactivate"); }
 
   std::unique_ptr<AttributionStage> stage_;
 };
@@ -87,7 +86,7 @@ TEST(BackendTracer, StopRunsTheHooksInOrderOnceAndKeysEveryBatch) {
   ASSERT_TRUE(t.Stop().ok());
   ASSERT_TRUE(t.Stop().ok());  // idempotent: no hook runs twice
   EXPECT_EQ(t.calls,
-            (std::vector<std::string>{"start", "stop", "counters", "describe", "deactivate"}));
+            (std::vector<std::string>{"start", "stop", "deactivate", "counters", "describe"}));
   const Trace& trace = t.trace();
   EXPECT_EQ(trace.gpu.size(), 8u);
   EXPECT_EQ(Keyed(trace), 8u);  // the stage keyed both batches, the one the flush delivered too

@@ -12,7 +12,7 @@
 namespace nodescope::cupti {
 namespace {
 
-std::atomic<CuptiTracer*> g_active{nullptr};
+ActiveTracer<CuptiTracer> g_active;
 // CUPTI's buffer callbacks carry no user pointer; the active tracer is process-global.
 std::atomic<BufferPool*> g_pool{nullptr};
 
@@ -62,7 +62,7 @@ SamplingInfo SamplingOf(const LaunchSampler& sampler) {
 
 }  // namespace
 
-CuptiTracer::CuptiTracer() : BackendTracer(NODESCOPE_BACKEND_NAME) {}
+CuptiTracer::CuptiTracer() : BackendTracer(NODESCOPE_BACKEND_NAME, &kRangeListener) {}
 
 CuptiTracer::~CuptiTracer() {
   if (running()) (void)Stop();
@@ -80,7 +80,7 @@ void CUPTIAPI CuptiTracer::BufferRequested(uint8_t** buffer, size_t* size, size_
 
 void CUPTIAPI CuptiTracer::BufferCompleted(CUcontext ctx, uint32_t stream_id, uint8_t* buffer,
                                            size_t /*size*/, size_t valid_size) {
-  CuptiTracer* t = g_active.load(std::memory_order_acquire);
+  CuptiTracer* t = g_active.get();
   if (t != nullptr && buffer != nullptr) {
     t->DecodeBatch([&] { t->decoder_->DecodeBuffer(buffer, valid_size); });  // CUPTI's keys
     size_t dropped = 0;  // asked with no lock held
@@ -105,10 +105,7 @@ void CUPTIAPI CuptiTracer::OnCallback(void* userdata, CUpti_CallbackDomain domai
 }
 
 Status CuptiTracer::StartCollection(const TracerOptions& options) {
-  CuptiTracer* expected = nullptr;
-  if (!g_active.compare_exchange_strong(expected, this)) {
-    return AlreadyExistsError("a nodescope CUPTI session is already active in this process");
-  }
+  RETURN_IF_ERROR(g_active.Claim(this, "CUPTI"));
   // Refusing a buffer is only safe from CUPTI API version 27; unknown counts as older.
   uint32_t cupti_version = 0;
   if (cuptiGetVersion(&cupti_version) != CUPTI_SUCCESS) cupti_version = 0;
@@ -132,12 +129,10 @@ Status CuptiTracer::StartCollection(const TracerOptions& options) {
   Status s = Subscribe(options);
   if (!s.ok()) {
     Unsubscribe();
-    g_active.store(nullptr, std::memory_order_release);
+    g_active.Release();
   }
   return s;
 }
-
-const RangeRecorder::Listener* CuptiTracer::range_listener() const { return &kRangeListener; }
 
 Status CuptiTracer::Subscribe(const TracerOptions& options) {
   Status s =
@@ -196,11 +191,18 @@ Status CuptiTracer::StopCollection() {
     AddVendorDropped(dropped);
   }
   if (flushed.ok() && sampled_ != nullptr) flushed = sampled_->status();
+  // The pool stays alive with the tracer: CUPTI may still hold a buffer it never returns.
+  g_active.Release();
   return flushed;
 }
 
-void CuptiTracer::AddStopCounters(Trace* trace) {
-  AddWindowCounters(trace);
+// The pool's refusals, the graph callbacks' counters and whether it was sampled, in a window as
+// at Stop(); at Stop() the buffers allocated and the sampler's counts besides.
+void CuptiTracer::AddCounters(Trace* trace, bool at_stop) {
+  trace->drops.buffers_refused += pool_->refused();
+  graph_callbacks_->AddCounters(trace);
+  if (sampler_ != nullptr) trace->sampling = SamplingOf(*sampler_);
+  if (!at_stop) return;
   trace->counters.emplace_back("activity_buffers_allocated",
                                static_cast<int64_t>(pool_->allocated()));
   // Buffers handed out past the bound because this CUPTI cannot take a refusal (before 27).
@@ -223,18 +225,7 @@ void CuptiTracer::AddStopCounters(Trace* trace) {
   }
 }
 
-// What a window says of this trace so far, as the trace at Stop() does: the pool's refusals, the
-// graph callbacks' counters and whether it was sampled.
-void CuptiTracer::AddWindowCounters(Trace* out) {
-  out->drops.buffers_refused += pool_->refused();
-  graph_callbacks_->AddCounters(out);
-  if (sampler_ != nullptr) out->sampling = SamplingOf(*sampler_);
-}
-
 void CuptiTracer::Describe(Trace* trace) { CollectEnvironment(trace); }
-
-// The pool stays alive with the tracer: CUPTI may still hold a buffer it never returns.
-void CuptiTracer::Deactivate() { g_active.store(nullptr, std::memory_order_release); }
 
 // Called with no nodescope lock held: the completions it causes take the decode lock.
 // Flag 0 on purpose (cupti_activity.h, cuptiActivityFlushAll): a default flush returns every

@@ -31,11 +31,8 @@ class CuptiTracer final : public BackendTracer {
  private:
   Status StartCollection(const TracerOptions& options) override;
   Status StopCollection() override;
-  const RangeRecorder::Listener* range_listener() const override;
-  void AddStopCounters(Trace* trace) override;
-  void AddWindowCounters(Trace* out) override;
+  void AddCounters(Trace* trace, bool at_stop) override;
   void Describe(Trace* trace) override;
-  void Deactivate() override;
 
   static void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);
   static void CUPTIAPI BufferCompleted(CUcontext ctx, uint32_t stream_id, uint8_t* buffer,

@@ -15,7 +15,7 @@
 namespace nodescope::rocprofiler {
 namespace {
 
-std::atomic<RocprofilerTracer*> g_active{nullptr};
+ActiveTracer<RocprofilerTracer> g_active;
 // The process the tracer started in. A child forked without exec inherits the SDK's exit hook
 // but not its threads: stopping there would wait forever for a buffer thread that is not there.
 pid_t g_active_pid = 0;
@@ -75,18 +75,15 @@ const void* GraphOf(rocprofiler_tracing_operation_t op, const rocprofiler_hip_ap
 
 }  // namespace
 
+RocprofilerTracer::RocprofilerTracer() : BackendTracer(NODESCOPE_BACKEND_NAME, &kRangeListener) {}
+
 RocprofilerTracer::~RocprofilerTracer() {
   if (running()) (void)Stop();
 }
 
 Status RocprofilerTracer::StartCollection(const TracerOptions& options) {
   ASSIGN_OR_RETURN(sdk_, LoadSdkApi());
-  RocprofilerTracer* expected = nullptr;
-  if (!g_active.compare_exchange_strong(expected, this)) {
-    return AlreadyExistsError(
-        "a nodescope rocprofiler-sdk session is already active in this "
-        "process");
-  }
+  RETURN_IF_ERROR(g_active.Claim(this, "rocprofiler-sdk"));
   g_active_pid = getpid();
   stage_ = MakeReconstructingStage(options.graph_attribution);
   decoder_.emplace(&trace(), options.max_events, BootToRealtimeNs());
@@ -94,15 +91,13 @@ Status RocprofilerTracer::StartCollection(const TracerOptions& options) {
   AddDevices();
   Status s = Configure(options);
   if (!s.ok()) {
-    g_active.store(nullptr);
+    g_active.Release();
     return s;
   }
   g_range_sdk = sdk_;
   g_range_context = context_;
   return OkStatus();
 }
-
-const RangeRecorder::Listener* RocprofilerTracer::range_listener() const { return &kRangeListener; }
 
 void RocprofilerTracer::AddDevices() {
   auto each = [](rocprofiler_agent_version_t, const void** agents, size_t n, void* data) {
@@ -344,10 +339,12 @@ int RocprofilerTracer::OnRequest(rocprofiler_thread_id_t, rocprofiler_context_id
 Status RocprofilerTracer::StopCollection() {
   Status flushed = Check(sdk_.flush_buffer(buffer_), "rocprofiler_flush_buffer");
   (void)sdk_.stop_context(context_);
+  g_active.Release();
   return flushed;
 }
 
-void RocprofilerTracer::AddStopCounters(Trace* trace) {
+void RocprofilerTracer::AddCounters(Trace* trace, bool at_stop) {
+  if (!at_stop) return;
   const uint32_t threads = stage_->launching_threads();
   trace->counters.emplace_back("graph_launch_threads", threads);
   trace->counters.emplace_back("overlapped_launches_proven",
@@ -375,15 +372,13 @@ void RocprofilerTracer::AddStopCounters(Trace* trace) {
   }
 }
 
-void RocprofilerTracer::Deactivate() { g_active.store(nullptr, std::memory_order_release); }
-
 Status RocprofilerTracer::Flush() {
   return Check(sdk_.flush_buffer(buffer_), "rocprofiler_flush_buffer");
 }
 
 void RocprofilerTracer::FinalizeActive() {
   if (getpid() != g_active_pid) return;  // a forked child: the parent's tracer, not ours to stop
-  if (RocprofilerTracer* t = g_active.load(std::memory_order_acquire)) (void)t->Stop();
+  if (RocprofilerTracer* t = g_active.get()) (void)t->Stop();
 }
 
 namespace {

@@ -22,7 +22,7 @@ namespace nodescope::rocprofiler {
 // rocprofiler-sdk's part of the tracer skeleton (backends/backend_tracer.h).
 class RocprofilerTracer final : public BackendTracer {
  public:
-  RocprofilerTracer() : BackendTracer(NODESCOPE_BACKEND_NAME) {}
+  RocprofilerTracer();
   ~RocprofilerTracer() override;
 
   Status Flush() override;
@@ -33,9 +33,7 @@ class RocprofilerTracer final : public BackendTracer {
  private:
   Status StartCollection(const TracerOptions& options) override;
   Status StopCollection() override;
-  const RangeRecorder::Listener* range_listener() const override;
-  void AddStopCounters(Trace* trace) override;
-  void Deactivate() override;
+  void AddCounters(Trace* trace, bool at_stop) override;
 
   static void OnBuffer(rocprofiler_context_id_t, rocprofiler_buffer_id_t,
                        rocprofiler_record_header_t** headers, size_t count, void* data,

@@ -12,7 +12,7 @@
 namespace nodescope::pti {
 namespace {
 
-std::atomic<PtiTracer*> g_active{nullptr};
+ActiveTracer<PtiTracer> g_active;
 PtiApi g_range_api;
 
 // The buffers nodescope handed to PTI and not yet given back, numbered in the order they went out.
@@ -58,6 +58,8 @@ Status Check(pti_result r, const std::string& what) {
 
 }  // namespace
 
+PtiTracer::PtiTracer() : BackendTracer(NODESCOPE_BACKEND_NAME, &kRangeListener) {}
+
 PtiTracer::~PtiTracer() {
   if (running()) (void)Stop();
 }
@@ -66,10 +68,7 @@ Status PtiTracer::StartCollection(const TracerOptions& options) {
   ASSIGN_OR_RETURN(api_, LoadPtiApi());
   // PTI refuses a first buffer smaller than its largest record (192 bytes in 1.0).
   buffer_bytes_ = options.buffer_bytes < 4096 ? 4096 : options.buffer_bytes;
-  PtiTracer* expected = nullptr;
-  if (!g_active.compare_exchange_strong(expected, this)) {
-    return AlreadyExistsError("a nodescope PTI session is already active in this process");
-  }
+  RETURN_IF_ERROR(g_active.Claim(this, "PTI"));
   const pti_version v = api_.version();
   trace().versions.emplace_back("pti_version", v._major * 10000 + v._minor * 100 + v._patch);
   // A ring or streaming window bounds the submission calls kept too (stage.h).
@@ -86,14 +85,12 @@ Status PtiTracer::StartCollection(const TracerOptions& options) {
   }
   if (!s.ok()) {
     for (pti_view_kind kind : kViews) (void)api_.disable(kind);
-    g_active.store(nullptr);
+    g_active.Release();
     return s;
   }
   g_range_api = api_;
   return OkStatus();
 }
-
-const RangeRecorder::Listener* PtiTracer::range_listener() const { return &kRangeListener; }
 
 // Buffers: at most max_buffers in flight (PTI holds one per recording thread); past that the
 // request is refused and PTI drops what that thread records (it only logs), counted here as
@@ -101,7 +98,7 @@ const RangeRecorder::Listener* PtiTracer::range_listener() const { return &kRang
 void PtiTracer::OnRequest(unsigned char** buffer, size_t* size) {
   *buffer = nullptr;
   *size = 0;
-  PtiTracer* self = g_active.load(std::memory_order_acquire);
+  PtiTracer* self = g_active.get();
   if (self == nullptr) return;
   if (self->in_flight_.fetch_add(1) >= self->options().max_buffers) {
     self->in_flight_.fetch_sub(1);
@@ -135,7 +132,7 @@ void PtiTracer::OnComplete(unsigned char* buffer, size_t, size_t used) {
       return;
     }
   }
-  PtiTracer* self = g_active.load(std::memory_order_acquire);
+  PtiTracer* self = g_active.get();
   if (self != nullptr) {
     if (used != 0) self->DecodeBatch([&] { self->Decode(buffer, used); });
     self->in_flight_.fetch_sub(1);
@@ -197,10 +194,12 @@ Status PtiTracer::StopCollection() {
                  "trace; do not run another PTI profiler under nodescope's xpu backend\n",
                  static_cast<unsigned long long>(not_returned_));
   }
+  g_active.Release();
   return flushed;
 }
 
-void PtiTracer::AddStopCounters(Trace* trace) {
+void PtiTracer::AddCounters(Trace* trace, bool at_stop) {
+  if (!at_stop) return;
   const uint64_t errors = walk_errors_.exchange(0);
   if (errors != 0) trace->counters.emplace_back("pti_buffer_walk_errors", errors);
   if (not_returned_ != 0) {
@@ -210,8 +209,6 @@ void PtiTracer::AddStopCounters(Trace* trace) {
     trace->counters.emplace_back("pti_foreign_buffers", static_cast<int64_t>(foreign));
   }
 }
-
-void PtiTracer::Deactivate() { g_active.store(nullptr, std::memory_order_release); }
 
 namespace {
 // A prioritised constructor, run before every plain one of this library: its entry point starts

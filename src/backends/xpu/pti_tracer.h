@@ -23,7 +23,7 @@ namespace nodescope::pti {
 // PTI's part of the tracer skeleton (backends/backend_tracer.h).
 class PtiTracer final : public BackendTracer {
  public:
-  PtiTracer() : BackendTracer(NODESCOPE_BACKEND_NAME) {}
+  PtiTracer();
   ~PtiTracer() override;
 
   Status Flush() override;
@@ -31,10 +31,8 @@ class PtiTracer final : public BackendTracer {
  private:
   Status StartCollection(const TracerOptions& options) override;
   Status StopCollection() override;
-  const RangeRecorder::Listener* range_listener() const override;
-  void AddStopCounters(Trace* trace) override;
+  void AddCounters(Trace* trace, bool at_stop) override;
   void BeforeWindowCopy() override;
-  void Deactivate() override;
 
   static void OnRequest(unsigned char** buffer, size_t* size);
   static void OnComplete(unsigned char* buffer, size_t size, size_t used);
