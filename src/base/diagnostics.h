@@ -37,8 +37,8 @@ inline constexpr size_t kMaxDiagnosticIdSize = 63;
 // Distinct ids a process counts; the ids past the last but one share "diagnostics_overflow".
 inline constexpr size_t kMaxDiagnosticIds = 256;
 
-// Receives every message reported. `level` is a DiagnosticLevel; `id` and `message` (one line,
-// no newline) are valid during the call only. Called from any thread, one call at a time; it
+// Receives every message reported. `level` is a DiagnosticLevel; `id` and `message` (no
+// trailing newline) are valid during the call only. Called from any thread, one call at a time; it
 // must not throw. A message it reports itself goes to stderr (never back into it).
 using DiagnosticSink = void (*)(int level, const char* id, const char* message, void* user);
 
