@@ -1,7 +1,7 @@
 // The diagnostics channel (diagnostics.h). libc only: pthread mutexes rather than std::mutex
 // (whose errors throw from libstdc++), no RAII around the sink call and no noexcept (either
 // would reference libstdc++'s personality or std::terminate), fixed tables rather than
-// containers. The NVTX shim links nothing else.
+// containers, no thread_local (__tls_get_addr would make the NVTX shim need ld.so by name).
 #include "base/diagnostics.h"
 
 #include <pthread.h>
@@ -34,8 +34,13 @@ std::atomic<size_t> g_size{0};
 pthread_mutex_t g_sink_mu = PTHREAD_MUTEX_INITIALIZER;
 DiagnosticSink g_sink = &StderrDiagnosticSink;
 void* g_sink_user = nullptr;
-// This thread is inside the sink (holding g_sink_mu).
-thread_local bool t_in_sink = false;
+// The thread inside the sink (holding g_sink_mu), or none. Only that thread stores its own id
+// here, so a thread finds its own id only while it is the one inside.
+std::atomic<pthread_t> g_sink_thread{};
+
+bool InSink() {
+  return pthread_equal(g_sink_thread.load(std::memory_order_relaxed), pthread_self()) != 0;
+}
 
 std::atomic<DiagnosticRaise> g_forward{nullptr};
 
@@ -74,14 +79,14 @@ Entry* FindOrAdd(DiagnosticLevel level, const char* id) {
 }
 
 void Deliver(DiagnosticLevel level, const char* id, const char* message) {
-  if (t_in_sink) {  // the sink reports: stderr, never the sink again (nor its lock)
+  if (InSink()) {  // the sink reports: stderr, never the sink again (nor its lock)
     StderrDiagnosticSink(static_cast<int>(level), id, message, nullptr);
     return;
   }
   pthread_mutex_lock(&g_sink_mu);
-  t_in_sink = true;
+  g_sink_thread.store(pthread_self(), std::memory_order_relaxed);
   g_sink(static_cast<int>(level), id, message, g_sink_user);
-  t_in_sink = false;
+  g_sink_thread.store(pthread_t{}, std::memory_order_relaxed);
   pthread_mutex_unlock(&g_sink_mu);
 }
 
@@ -134,7 +139,7 @@ void SetDiagnosticSink(DiagnosticSink sink, void* user) {
     sink = &StderrDiagnosticSink;
     user = nullptr;
   }
-  const bool held = t_in_sink;  // called from the sink: this thread holds the lock already
+  const bool held = InSink();  // called from the sink: this thread holds the lock already
   if (!held) pthread_mutex_lock(&g_sink_mu);
   g_sink = sink;
   g_sink_user = user;
