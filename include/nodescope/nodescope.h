@@ -49,7 +49,9 @@ typedef void (*nodescope_log_fn)(int level, const char* id, const char* message,
 /* Sends every later message to fn(level, id, message, user) instead of stderr; NULL restores
  * stderr. Safe while other threads report: when it returns, no call to the previous handler is
  * running or will start, so its user data may be freed (it waits for a call in progress: do not
- * hold a lock the handler takes while calling it). The handler may call it too. */
+ * hold a lock the handler takes while calling it). The handler may call it too. Under `nodescope
+ * run` the trace is reported from an exit hook: a handler that cannot run then (an interpreter's)
+ * should be removed before the process exits. */
 void nodescope_set_log_handler(nodescope_log_fn fn, void* user);
 
 /* User ranges. Push/pop ranges nest per thread; each becomes a user_annotation on its thread

@@ -44,6 +44,31 @@ bool InSink() {
 
 std::atomic<DiagnosticRaise> g_forward{nullptr};
 
+// fork() while another thread holds a lock leaves it held forever in the child (a PyTorch
+// DataLoader forks workers from a traced process). Taking the locks around fork would make the
+// parent wait for a sink in progress, which may itself wait for the forking thread (a Python
+// handler for the GIL it holds), so the child makes its own fresh: a sink lock another thread
+// held may have been cut short in a swap, so its sink goes back to stderr; the table lock guards
+// nothing a child can see half done (an entry is published only once written).
+void ChildAfterFork() {
+  if (!InSink()) {  // the forking thread inside the sink unlocks it as it returns
+    if (pthread_mutex_trylock(&g_sink_mu) == 0) {
+      pthread_mutex_unlock(&g_sink_mu);
+    } else {
+      g_sink_mu = PTHREAD_MUTEX_INITIALIZER;
+      g_sink = &StderrDiagnosticSink;
+      g_sink_user = nullptr;
+      g_sink_thread.store(pthread_t{}, std::memory_order_relaxed);
+    }
+  }
+  if (pthread_mutex_trylock(&g_entries_mu) == 0) {
+    pthread_mutex_unlock(&g_entries_mu);
+  } else {
+    g_entries_mu = PTHREAD_MUTEX_INITIALIZER;
+  }
+}
+[[maybe_unused]] const int kForkHandlers = pthread_atfork(nullptr, nullptr, &ChildAfterFork);
+
 Entry* NewEntry(size_t index, DiagnosticLevel level, const char* id) {
   Entry& e = g_entries[index];
   std::strncpy(e.id, id, kMaxDiagnosticIdSize);

@@ -50,6 +50,7 @@ void StderrDiagnosticSink(int level, const char* id, const char* message, void* 
 // Sends every later message to sink(level, id, message, user); null restores stderr. Safe while
 // other threads report: when it returns, no call to the previous sink is running or will start
 // (a sink may call it too). In a forwarding library, the host's sink is the one that counts.
+// A child forked while another thread was inside the sink starts with fresh locks and stderr.
 void SetDiagnosticSink(DiagnosticSink sink, void* user);
 
 // Reports a printf-formatted message under `id`: counted, then passed to the sink. Takes a lock;

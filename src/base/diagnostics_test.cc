@@ -4,8 +4,12 @@
 #include "base/diagnostics.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
@@ -232,6 +236,50 @@ TEST(DiagnosticSink, ASinkMayReportAndSwapSinks) {
   EXPECT_EQ(err, "nodescope: warning: inside the sink: first\n");
   ASSERT_EQ(next.messages.size(), 1u);
   EXPECT_EQ(next.messages[0].text, "second");
+}
+
+// A process forked while another thread is inside the sink (holding its lock): the fork does not
+// wait for it, and the child, which inherits the lock held by a thread it does not have, can
+// still report and swap sinks (stderr is its sink then).
+TEST(DiagnosticSink, AForkedChildCanReport) {
+  std::atomic<bool> entered{false};
+  std::atomic<bool> open{false};
+  struct Gate {
+    std::atomic<bool>* entered;
+    std::atomic<bool>* open;
+  } gate{&entered, &open};
+  DiagnosticSink slow = [](int, const char*, const char*, void* user) {
+    auto* g = static_cast<Gate*>(user);
+    g->entered->store(true);
+    while (!g->open->load()) std::this_thread::yield();
+  };
+  SetDiagnosticSink(slow, &gate);
+  std::thread reporter([] { LogInfo("test_fork_sink", "slow"); });
+  while (!entered.load()) std::this_thread::yield();
+  const pid_t child = fork();
+  if (child == 0) {
+    testing::internal::CaptureStderr();
+    LogWarning("test_fork_child", "from the child");
+    const bool on_stderr =
+        testing::internal::GetCapturedStderr() == "nodescope: warning: from the child\n";
+    SetDiagnosticSink([](int, const char*, const char*, void*) {}, nullptr);
+    LogWarning("test_fork_child", "again");
+    _exit(on_stderr && DiagnosticCount("test_fork_child") == 2 ? 0 : 1);
+  }
+  open.store(true);
+  reporter.join();
+  SetDiagnosticSink(nullptr, nullptr);
+  ASSERT_GT(child, 0);
+  int status = -1;
+  for (int i = 0; i < 1000 && waitpid(child, &status, WNOHANG) == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (waitpid(child, &status, WNOHANG) == 0) {
+    kill(child, SIGKILL);
+    waitpid(child, &status, 0);
+    ADD_FAILURE() << "the child hung on the channel's lock";
+  }
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }
 
 // Tallies: ids in the order of their first raise, so a later copy extends an earlier one; a
