@@ -34,6 +34,26 @@ void nodescope_destroy(nodescope_session* session);
 /* The calling thread's last error message ("" if none). Valid until the next call. */
 const char* nodescope_last_error(void);
 
+/* Diagnostics. nodescope's messages (warnings, errors, notes; debug output when asked for) go to
+ * one handler, stderr by default ("nodescope: warning: ..."), the backend libraries' included.
+ * Each has a level and a short stable id ("pti_foreign_buffers"); a session's trace counts the
+ * warnings and errors raised during it by id ("warnings_<id>" under "nodescope"). */
+#define NODESCOPE_LOG_DEBUG 0
+#define NODESCOPE_LOG_INFO 1
+#define NODESCOPE_LOG_WARNING 2
+#define NODESCOPE_LOG_ERROR 3
+/* `level` is a NODESCOPE_LOG_* value; `id` and `message` (no trailing newline) are valid during
+ * the call only. Called from any thread, one call at a time; it must not throw or longjmp. A
+ * message the handler itself causes goes to stderr. */
+typedef void (*nodescope_log_fn)(int level, const char* id, const char* message, void* user);
+/* Sends every later message to fn(level, id, message, user) instead of stderr; NULL restores
+ * stderr. Safe while other threads report: when it returns, no call to the previous handler is
+ * running or will start, so its user data may be freed (it waits for a call in progress: do not
+ * hold a lock the handler takes while calling it). The handler may call it too. Under `nodescope
+ * run` the trace is reported from an exit hook: a handler that cannot run then (an interpreter's)
+ * should be removed before the process exits. */
+void nodescope_set_log_handler(nodescope_log_fn fn, void* user);
+
 /* User ranges. Push/pop ranges nest per thread; each becomes a user_annotation on its thread
  * and a gpu_user_annotation on every stream that ran work launched inside it. A range open
  * while a CUDA graph is captured follows its nodes into every replay (the "scope" arg).

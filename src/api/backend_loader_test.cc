@@ -1,17 +1,20 @@
 // Tests of loading backend libraries beside libnodescope.so (backend_loader.h) with fake ones
 // (fake_backend_library.cc): a library of this build attaches and uses the host's registry and
-// range recorder; one of another build or interface version, one that is not ours and one that
-// cannot be loaded are refused, each with a message naming it and why.
+// range recorder and reports through its diagnostics channel; one of another build or interface
+// version, one that is not ours and one that cannot be loaded are refused, each with a message
+// naming it and why.
 #include "api/backend_loader.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "api/tracing_session.h"
 #include "backends/backend.h"
 #include "backends/plugin_abi.h"
+#include "base/diagnostics.h"
 #include "ranges/range_recorder.h"
 
 namespace nodescope {
@@ -72,7 +75,12 @@ TEST(BackendLoader, EveryReasonIsGivenWhenNoneLoads) {
   EXPECT_FALSE(Registered("fake_loaded")) << "a refused library registered a tracer";
 }
 
-TEST(BackendLoader, ALibraryOfThisBuildUsesTheHostsRegistryAndRangeRecorder) {
+struct HostMessage {
+  std::string id;
+  std::string text;
+};
+
+TEST(BackendLoader, ALibraryOfThisBuildUsesTheHostsRegistryRangeRecorderAndDiagnostics) {
   ASSERT_TRUE(LoadBackendLibraries(NODESCOPE_FAKE_BACKEND_DIR,
                                    {"libfake_backend_missing.so", "libfake_backend_ok.so"})
                   .ok());
@@ -85,9 +93,17 @@ TEST(BackendLoader, ALibraryOfThisBuildUsesTheHostsRegistryAndRangeRecorder) {
   RangeRecorder& ranges = RangeRecorder::Get();
   ranges.Arm();  // as NVTX's injection does: the program's range is recorded before the session
   uint64_t outer = ranges.Push("opened by the program");
+  // The host's sink (this program's): the library's copy of the channel must forward to it.
+  std::vector<HostMessage> messages;
+  SetDiagnosticSink(
+      [](int, const char* id, const char* message, void* user) {
+        static_cast<std::vector<HostMessage>*>(user)->push_back(HostMessage{id, message});
+      },
+      &messages);
   auto session = TracingSession::Start("fake_loaded", TracingSession::Scope::kRegion);
   ASSERT_TRUE(session.ok()) << session.status().ToString();
   ASSERT_TRUE((*session)->Stop().ok());
+  SetDiagnosticSink(nullptr, nullptr);
   ranges.Pop();
   ranges.Disarm();
   const Trace& trace = (*session)->trace();
@@ -107,6 +123,12 @@ TEST(BackendLoader, ALibraryOfThisBuildUsesTheHostsRegistryAndRangeRecorder) {
     backend_range |= trace.strings.Get(trace.ranges[i].name) == "pushed by the backend";
   }
   EXPECT_TRUE(backend_range) << "a range the backend pushed is not in the host's trace";
+  ASSERT_EQ(messages.size(), 1u) << "the backend's once-only warning did not reach the host once";
+  EXPECT_EQ(messages[0].id, "fake_backend_warning");
+  EXPECT_EQ(messages[0].text, "raised by the backend library (0)");
+  EXPECT_EQ(counter("warnings_fake_backend_warning"), 2)
+      << "the backend's warnings are not counted in the host's session";
+  EXPECT_EQ(DiagnosticCount("fake_backend_warning"), 2u);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include "api/process_session.h"
 #include "api/tracing_session.h"
+#include "base/diagnostics.h"
 #include "export/chrome_trace_writer.h"
 #include "nodescope/nodescope.h"
 #include "ranges/range_recorder.h"
@@ -13,6 +14,12 @@ struct nodescope_session {
 };
 
 namespace {
+
+static_assert(NODESCOPE_LOG_DEBUG == static_cast<int>(nodescope::DiagnosticLevel::kDebug) &&
+                  NODESCOPE_LOG_INFO == static_cast<int>(nodescope::DiagnosticLevel::kInfo) &&
+                  NODESCOPE_LOG_WARNING == static_cast<int>(nodescope::DiagnosticLevel::kWarning) &&
+                  NODESCOPE_LOG_ERROR == static_cast<int>(nodescope::DiagnosticLevel::kError),
+              "the C API's log levels are the channel's");
 
 thread_local std::string t_last_error;
 
@@ -79,6 +86,11 @@ void nodescope_destroy(nodescope_session* session) {
 }
 
 const char* nodescope_last_error(void) { return t_last_error.c_str(); }
+
+// The handler is the channel's sink as it is: same arguments, so nothing to keep beside it.
+void nodescope_set_log_handler(nodescope_log_fn fn, void* user) {
+  nodescope::SetDiagnosticSink(fn, user);
+}
 
 void nodescope_range_push(const char* name) {
   nodescope::RangeRecorder::Get().Push(name != nullptr ? name : "");

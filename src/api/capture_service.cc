@@ -10,11 +10,11 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <thread>
 
 #include "api/capture_socket.h"
 #include "base/clock.h"
+#include "base/diagnostics.h"
 #include "ranges/range_recorder.h"
 
 namespace nodescope {
@@ -50,9 +50,10 @@ void OnRangesAwaitAPart() {
   errno = saved;
 }
 
-void Report(const char* what, const StatusOr<std::string>& written) {
+void Report(const char* what, bool part, const StatusOr<std::string>& written) {
   if (!written.ok()) {
-    std::fprintf(stderr, "nodescope: %s failed: %s\n", what, written.status().ToString().c_str());
+    LogError(part ? "streaming_part_failed" : "capture_failed", "%s failed: %s", what,
+             written.status().ToString().c_str());
   }
 }
 
@@ -95,20 +96,20 @@ void Serve() {
     if (ready > 0 && (fds[0].revents & POLLIN) != 0) {
       char buf[16];
       (void)!read(g_pipe[0], buf, sizeof(buf));  // several signals: one capture
-      Report("capture on SIGUSR2", g_triggers.capture());
+      Report("capture on SIGUSR2", false, g_triggers.capture());
     }
     if (ready > 0 || g_server->TimeoutMs(NowNs()) == 0) {
       g_server->Handle(fds + 2, n - 2, NowNs(), g_triggers.capture);
     }
     if (next_periodic != 0 && NowNs() >= next_periodic) {
-      Report("periodic capture", g_triggers.capture());
+      Report("periodic capture", false, g_triggers.capture());
       // The next one every_ns after this one was due; a slow capture skips those it overran.
       while (next_periodic <= NowNs()) next_periodic += every;
     }
     if (next_stream != 0 && (part_now || NowNs() >= next_stream)) {
       next_stream = NowNs() + stream_poll_ns;
       if (g_triggers.held() >= g_triggers.stream_records) {
-        Report("streaming part", g_triggers.part());
+        Report("streaming part", true, g_triggers.part());
       }
     }
   }
@@ -145,13 +146,12 @@ void StartCaptureService(const CaptureTriggers& triggers) {
   g_server = new CaptureServer();
   const Status listening = g_server->Listen(static_cast<long>(getpid()));
   if (!listening.ok()) {
-    std::fprintf(stderr, "nodescope: warning: `nodescope capture` is not available: %s\n",
-                 listening.ToString().c_str());
+    LogWarning("capture_unavailable", "`nodescope capture` is not available: %s",
+               listening.ToString().c_str());
   } else if (g_server->name() != CaptureSocketName(static_cast<long>(getpid()))) {
-    std::fprintf(stderr,
-                 "nodescope: warning: another process holds @%s; `nodescope capture` reaches "
-                 "this one as @%s\n",
-                 CaptureSocketName(static_cast<long>(getpid())).c_str(), g_server->name().c_str());
+    LogWarning("capture_socket_taken",
+               "another process holds @%s; `nodescope capture` reaches this one as @%s",
+               CaptureSocketName(static_cast<long>(getpid())).c_str(), g_server->name().c_str());
   }
   std::thread(&Serve).detach();
 }

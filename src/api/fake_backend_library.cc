@@ -8,6 +8,7 @@
 
 #include "backends/plugin_abi.h"
 #include "base/clock.h"
+#include "base/diagnostics.h"
 
 #if NODESCOPE_FAKE_BACKEND == 0
 
@@ -15,7 +16,9 @@ namespace nodescope {
 namespace {
 
 // Records in its trace what it sees of the host's range recorder, through the stand-ins a backend
-// library links (plugin_client.h): the test checks that they reach the host's one recorder.
+// library links (plugin_client.h): the test checks that they reach the host's one recorder. And
+// raises a once-only warning twice through its own copy of the diagnostics channel, which must
+// reach the host's sink once and be counted twice in the host's trace.
 class LoadedTracer : public Tracer {
  public:
   std::string_view name() const override { return "fake_loaded"; }
@@ -27,6 +30,9 @@ class LoadedTracer : public Tracer {
     trace_.counters.emplace_back("current_range", static_cast<int64_t>(ranges.CurrentRange()));
     ranges.Push("pushed by the backend");
     ranges.Pop();
+    for (int i = 0; i < 2; ++i) {
+      NODESCOPE_WARN_ONCE("fake_backend_warning", "raised by the backend library (%d)", i);
+    }
     return OkStatus();
   }
   Status Stop() override {

@@ -14,6 +14,7 @@
 
 #include <string_view>
 
+#include "base/diagnostics.h"
 #include "base/env.h"
 #include "base/terminal_text.h"
 
@@ -117,18 +118,16 @@ bool ClaimTracePath(const std::string& path) {
   close(fd);
   if (known) {
     if (holder.uid == getuid()) return false;
-    std::fprintf(stderr,
-                 "nodescope: warning: a process of another user (pid %d, uid %u) holds the claim "
-                 "on %s; ignored\n",
-                 static_cast<int>(holder.pid), static_cast<unsigned>(holder.uid),
-                 TerminalText(path).c_str());
+    LogWarning("claim_held_by_other_user",
+               "a process of another user (pid %d, uid %u) holds the claim on %s; ignored",
+               static_cast<int>(holder.pid), static_cast<unsigned>(holder.uid),
+               TerminalText(path).c_str());
     return true;
   }
   if (connect_err == ECONNREFUSED) {
-    std::fprintf(stderr,
-                 "nodescope: warning: a process that is not nodescope holds the claim on %s; "
-                 "ignored\n",
-                 TerminalText(path).c_str());
+    LogWarning("claim_held_by_foreign_process",
+               "a process that is not nodescope holds the claim on %s; ignored",
+               TerminalText(path).c_str());
     return true;
   }
   return false;  // cannot tell (a full queue): named by pid, the safe side

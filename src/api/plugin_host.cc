@@ -1,5 +1,5 @@
-// libnodescope.so's side of backends/plugin_abi.h: the registry, the range recorder and the
-// process session, offered to backend libraries as one table.
+// libnodescope.so's side of backends/plugin_abi.h: the registry, the range recorder, the process
+// session and the diagnostics channel, offered to backend libraries as one table.
 #include <string_view>
 
 #include "api/process_session.h"
@@ -43,6 +43,7 @@ nodescope_plugin_host_v1(void) {
       &HostStart,          &HostEnd,
       &HostCurrentRange,   &HostSyncThisThread,
       &HostRegisterDomain, &HostStartProcessSession,
+      &RaiseDiagnostic,
   };
   return &host;
 }

@@ -10,7 +10,6 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -22,6 +21,7 @@
 #include "api/tracing_session.h"
 #include "base/atomic_file.h"
 #include "base/clock.h"
+#include "base/diagnostics.h"
 #include "base/freed_memory.h"
 #include "base/terminal_text.h"
 #include "export/chrome_trace_writer.h"
@@ -104,10 +104,10 @@ StatusOr<std::string> WriteWindowOnce(bool part) {
     return written.status();
   }
   const TraceSummary s = Summarize(window);
-  std::fprintf(stderr, "nodescope: wrote %s (%llu GPU events, %llu from graphs, %llu dropped)\n",
-               TerminalText(*written).c_str(), static_cast<unsigned long long>(s.gpu_events),
-               static_cast<unsigned long long>(s.graph_events),
-               static_cast<unsigned long long>(s.dropped));
+  LogInfo("capture_written", "wrote %s (%llu GPU events, %llu from graphs, %llu dropped)",
+          TerminalText(*written).c_str(), static_cast<unsigned long long>(s.gpu_events),
+          static_cast<unsigned long long>(s.graph_events),
+          static_cast<unsigned long long>(s.dropped));
   return *written;
 }
 // The window's copy is freed by now: give its pages back, or the process keeps one window more
@@ -144,11 +144,11 @@ void Finalize(int signal_number) {
   trace.window.parts_failed = g_parts_failed;
   trace.window.records_in_failed_parts = g_records_in_failed_parts;
   if (g_parts_failed != 0) {
-    std::fprintf(stderr,
-                 "nodescope: warning: %llu streaming part%s could not be written; their %llu GPU "
-                 "records are lost (counted in the trace under \"window\")\n",
-                 static_cast<unsigned long long>(g_parts_failed), g_parts_failed == 1 ? "" : "s",
-                 static_cast<unsigned long long>(g_records_in_failed_parts));
+    LogWarning("streaming_parts_lost",
+               "%llu streaming part%s could not be written; their %llu GPU records are lost "
+               "(counted in the trace under \"window\")",
+               static_cast<unsigned long long>(g_parts_failed), g_parts_failed == 1 ? "" : "s",
+               static_cast<unsigned long long>(g_records_in_failed_parts));
   }
   report::Line line;
   line.pid = static_cast<uint64_t>(getpid());
@@ -171,8 +171,8 @@ void Finalize(int signal_number) {
     line.summary.api_calls = trace.api.held();
     Report(line);
     if (g_report_fd < 0) {
-      std::fprintf(stderr, "nodescope: no trace for pid %d: no GPU work recorded\n",
-                   static_cast<int>(getpid()));
+      LogInfo("no_gpu_work", "no trace for pid %d: no GPU work recorded",
+              static_cast<int>(getpid()));
     }
   } else if (written.ok()) {
     line.summary = Summarize(trace);
@@ -181,30 +181,29 @@ void Finalize(int signal_number) {
     line.path = *written_path;
     Report(line);
     if (*written_path != *g_path && g_report_fd < 0) {
-      std::fprintf(stderr,
-                   "nodescope: warning: another process wrote %s while this one traced; this "
-                   "trace is named by pid instead\n",
-                   TerminalText(*g_path).c_str());
+      LogWarning("trace_renamed",
+                 "another process wrote %s while this one traced; this trace is named by pid "
+                 "instead",
+                 TerminalText(*g_path).c_str());
     }
     if (g_report_fd < 0) {
       const TraceSummary& s = line.summary;
-      std::fprintf(
-          stderr, "nodescope: wrote %s (%llu GPU events, %llu from graphs, %llu dropped)\n",
-          TerminalText(*written_path).c_str(), static_cast<unsigned long long>(s.gpu_events),
-          static_cast<unsigned long long>(s.graph_events),
-          static_cast<unsigned long long>(s.dropped));
+      LogInfo("trace_written", "wrote %s (%llu GPU events, %llu from graphs, %llu dropped)",
+              TerminalText(*written_path).c_str(), static_cast<unsigned long long>(s.gpu_events),
+              static_cast<unsigned long long>(s.graph_events),
+              static_cast<unsigned long long>(s.dropped));
     }
   } else {
     line.kind = report::Line::Kind::kError;
     line.message = written.ToString();
     Report(line);
     if (g_report_fd < 0) {  // else `nodescope run` says it
-      std::fprintf(stderr, "nodescope: could not write the trace: %s\n",
-                   TerminalText(written.ToString()).c_str());
+      LogError("trace_not_written", "could not write the trace: %s",
+               TerminalText(written.ToString()).c_str());
     }
   }
   if (!stopped.ok()) {
-    std::fprintf(stderr, "nodescope: warning: %s\n", stopped.ToString().c_str());
+    LogWarning("backend_stop_failed", "%s", stopped.ToString().c_str());
   }
   g_state.store(kDone);
   if (g_done_pipe[1] >= 0) close(g_done_pipe[1]);
@@ -305,8 +304,8 @@ Status StartProcessSession(std::string_view backend) {
     line.pid = static_cast<uint64_t>(getpid());
     line.message = s.ToString();
     Report(line);
-    std::fprintf(stderr, "nodescope: not tracing pid %d: %s\n", static_cast<int>(getpid()),
-                 s.ToString().c_str());
+    LogError("not_tracing", "not tracing pid %d: %s", static_cast<int>(getpid()),
+             s.ToString().c_str());
     return s;
   };
   StatusOr<std::unique_ptr<TracingSession>> session =

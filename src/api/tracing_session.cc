@@ -25,10 +25,28 @@ bool RangesKeptArmed() {
   return keeps != nullptr && keeps();
 }
 
+// The warnings and errors raised since `baseline` was taken, one counter per id. Tallies only
+// grow, index for index (diagnostics.h), so the two lists line up.
+void CountDiagnostics(const std::vector<DiagnosticTally>& baseline, Trace& trace) {
+  const std::vector<DiagnosticTally> now = DiagnosticTallies();
+  for (size_t i = 0; i < now.size(); ++i) {
+    const uint64_t raised = now[i].count - (i < baseline.size() ? baseline[i].count : 0);
+    if (raised == 0) continue;
+    const char* prefix = now[i].level == DiagnosticLevel::kWarning ? "warnings_"
+                         : now[i].level == DiagnosticLevel::kError ? "errors_"
+                                                                   : nullptr;
+    if (prefix == nullptr) continue;  // notes and debug output are not the trace's business
+    std::string name = prefix;  // appended: g++ 12 misreads prefix + temporary (GCC bug 105329)
+    name += now[i].id;
+    trace.counters.emplace_back(std::move(name), static_cast<int64_t>(raised));
+  }
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<TracingSession>> TracingSession::Start(std::string_view backend,
                                                                 Scope scope) {
+  std::vector<DiagnosticTally> diagnostics = DiagnosticTallies();
   StatusOr<TracerOptions> options = TracerOptionsFromEnv();
   if (!options.ok()) return options.status();
   // In-process users link libnodescope.so alone: the backend libraries beside it are loaded
@@ -49,6 +67,7 @@ StatusOr<std::unique_ptr<TracingSession>> TracingSession::Start(std::string_view
   if (scope == Scope::kRegion) baseline = ranges.counter_values();
   std::unique_ptr<TracingSession> session(
       new TracingSession(std::move(tracer).value(), scope, baseline, *options));
+  session->diagnostic_baseline_ = std::move(diagnostics);
   // Which window the files hold (the decoder never touches this field).
   if (options->ring.enabled()) {
     session->trace().window.policy = "ring:" + options->ring.Describe();
@@ -91,6 +110,7 @@ Status TracingSession::Stop() {
   RangeRecorder::Get().Collect(trace, since_ns, trace.end_ns, range_baseline_, /*part=*/true);
   BuildDeviceSpans(trace);
   if (!trace.window.policy.empty()) StartAtEarliestEvent(trace);
+  CountDiagnostics(diagnostic_baseline_, trace);
   return stopped;
 }
 

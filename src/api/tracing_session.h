@@ -6,8 +6,10 @@
 #include <cstdint>
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include "backends/backend.h"
+#include "base/diagnostics.h"
 #include "base/status.h"
 #include "model/trace.h"
 #include "ranges/range_recorder.h"
@@ -29,8 +31,9 @@ class TracingSession {
   // Stops the backend (every vendor buffer flushed), then finishes the trace: the user ranges of
   // the scope copied in and projected onto the device timeline (attribution/annotations.h). A
   // region also stops range recording unless another session keeps it (KeepRangesArmedWhile).
-  // Returns the
-  // backend's stop status; the trace is finished either way. A second call does nothing.
+  // Returns the backend's stop status; the trace is finished either way. The warnings and errors
+  // raised since Start() are counted in trace().counters by id ("warnings_<id>", "errors_<id>":
+  // base/diagnostics.h). A second call does nothing.
   Status Stop();
   // `keeps()` true: a session that needs range recording armed is running (the whole-process
   // one, which sets this when it starts), so a region's Stop() leaves it armed.
@@ -74,6 +77,8 @@ class TracingSession {
   Scope scope_;
   // Range counters when a region started: it reports only what happened during it.
   RangeRecorder::CounterValues range_baseline_;
+  // The diagnostics channel's counts when the session started: it reports what was raised since.
+  std::vector<DiagnosticTally> diagnostic_baseline_;
   TracerOptions options_;
   bool stopped_ = false;
   uint64_t backend_stop_ns_ = 0;

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "base/clock.h"
+#include "base/diagnostics.h"
 // The public C++ wrapper beside the internal class: a clash of names (there was one: both were
 // nodescope::Session, and the wrapper's inline destructor replaced the library's at run time)
 // fails to compile here.
@@ -21,6 +22,7 @@ struct FakeState {
   int stops = 0;
   Status start_status;
   Status stop_status;
+  int warnings_at_stop = 0;  // once-only warnings the backend raises as it stops (as a decoder)
 };
 FakeState g_fake;
 
@@ -34,6 +36,9 @@ class FakeTracer : public Tracer {
   }
   Status Stop() override {
     ++g_fake.stops;
+    for (int i = 0; i < g_fake.warnings_at_stop; ++i) {
+      NODESCOPE_WARN_ONCE("test_session_decoder", "record %d withheld", i);
+    }
     trace_.end_ns = NowNs();
     return g_fake.stop_status;
   }
@@ -136,6 +141,36 @@ TEST_F(SessionTest, BackendStopErrorIsReturnedAndTheTraceStillFinished) {
   Status s = (*session)->Stop();
   EXPECT_EQ(s.code(), StatusCode::kInternal);
   EXPECT_EQ((*session)->trace().ranges.size(), 1u);
+}
+
+int64_t Counter(const Trace& trace, const std::string& name) {
+  for (const auto& [n, v] : trace.counters) {
+    if (n == name) return v;
+  }
+  return -1;
+}
+
+// The trace says what was warned about while it was recorded: every raise of each warning and
+// error id since the session started, notes left out.
+TEST_F(SessionTest, WarningsRaisedDuringTheSessionAreCountedInTheTrace) {
+  SetDiagnosticSink([](int, const char*, const char*, void*) {}, nullptr);
+  LogWarning("test_session_before", "before the session: not its to count");
+  LogWarning("test_session_during", "raised before and during");
+  auto session = TracingSession::Start("fake", TracingSession::Scope::kRegion);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  LogWarning("test_session_during", "raised before and during");
+  LogError("test_session_error", "an error");
+  LogInfo("test_session_note", "a note");
+  g_fake.warnings_at_stop = 3;
+  ASSERT_TRUE((*session)->Stop().ok());
+  SetDiagnosticSink(nullptr, nullptr);
+  const Trace& trace = (*session)->trace();
+  EXPECT_EQ(Counter(trace, "warnings_test_session_decoder"), 3);
+  EXPECT_EQ(Counter(trace, "warnings_test_session_during"), 1);
+  EXPECT_EQ(Counter(trace, "errors_test_session_error"), 1);
+  EXPECT_EQ(Counter(trace, "warnings_test_session_before"), -1);
+  EXPECT_EQ(Counter(trace, "warnings_test_session_note"), -1);
+  EXPECT_EQ(Counter(trace, "test_session_note"), -1);
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 // node, what it runs), and per-record verification.
 #include "attribution/native_attributor.h"
 
-#include <cstdio>
+#include "base/diagnostics.h"
 
 namespace nodescope {
 
@@ -34,19 +34,19 @@ void NativeIdAttributor::Apply(const Event& e) {
   // cannot have another id, so its work is withheld.
   auto [r, inserted] = reused_.try_emplace(e.native_id, e.correlation);
   if (!inserted && e.correlation < r->second) r->second = e.correlation;
-  std::fprintf(stderr,
-               "nodescope: warning: the graph exec id %u was given to a second exec; its work is "
-               "written without graph keys\n",
-               e.native_id);
+  LogWarning("exec_id_reused",
+             "the graph exec id %u was given to a second exec; its work is written without graph "
+             "keys",
+             e.native_id);
 }
 
+// Per record: reported once in the process, every record counted (no lock after the first).
 void NativeIdAttributor::GraphIdTooLarge(GpuActivity& a) {
-  if (past_limit_.insert(a.graph_id).second && past_limit_.size() == 1) {
-    std::fprintf(stderr,
-                 "nodescope: warning: graph exec id %u is past %u, too large for exact graph node "
-                 "ids (below 2^53); the work of such execs is written without graph keys\n",
-                 a.graph_id, space_.graph_id_limit - 1);
-  }
+  past_limit_.insert(a.graph_id);
+  NODESCOPE_WARN_ONCE("graph_id_past_limit",
+                      "graph exec id %u is past %u, too large for exact graph node ids (below "
+                      "2^53); the work of such execs is written without graph keys",
+                      a.graph_id, space_.graph_id_limit - 1);
   Withhold(a, WithheldReason::kGraphIdTooLarge);
 }
 
@@ -70,13 +70,11 @@ void NativeIdAttributor::AttributeGraphRecord(GpuActivity& a) {
   const auto ordinal = static_cast<uint32_t>(a.graph_node_id);
   uint32_t key = 0;
   if (!keys_.Key(graph_id, ordinal, IdentityOf(a), &key)) [[unlikely]] {
-    if (withheld_.Get(WithheldReason::kOrdinalSpaceExhausted) == 0) {
-      std::fprintf(stderr,
-                   "nodescope: warning: graph %u: no node id can be given to node %u (no new "
-                   "ordinal left above the graph's own, or the node's ordinal is past 2^24 or "
-                   "among the new ones); such work is written without graph keys\n",
-                   graph_id, ordinal);
-    }
+    NODESCOPE_WARN_ONCE("node_ordinal_space_exhausted",
+                        "graph %u: no node id can be given to node %u (no new ordinal left above "
+                        "the graph's own, or the node's ordinal is past 2^24 or among the new "
+                        "ones); such work is written without graph keys",
+                        graph_id, ordinal);
     Withhold(a, WithheldReason::kOrdinalSpaceExhausted);
     return;
   }

@@ -1,7 +1,7 @@
 // Per-thread launch stacks, launch logs and the decode-time checks of reconstructed attribution.
 #include "attribution/reconstructing_attributor.h"
 
-#include <cstdio>
+#include "base/diagnostics.h"
 
 namespace nodescope {
 namespace {
@@ -65,14 +65,13 @@ ReconstructingAttributor::ThreadState* ReconstructingAttributor::RegisterThread(
 
 uint32_t ReconstructingAttributor::NewGraphId(uint64_t exec_handle, uint64_t native_id) {
   if (next_graph_id_ < space_.graph_id_limit) return next_graph_id_++;
-  if (past_limit_.fetch_add(1) == 0) {
-    std::fprintf(stderr,
-                 "nodescope: warning: graph exec 0x%llx (SDK id %llu) is past the %u graph ids "
-                 "whose node ids stay exact (below 2^53); the work of such execs is written "
-                 "without graph keys\n",
-                 static_cast<unsigned long long>(exec_handle),
-                 static_cast<unsigned long long>(native_id), space_.graph_id_limit - 1);
-  }
+  past_limit_.fetch_add(1);
+  NODESCOPE_WARN_ONCE("graph_exec_past_id_limit",
+                      "graph exec 0x%llx (SDK id %llu) is past the %u graph ids whose node ids "
+                      "stay exact (below 2^53); the work of such execs is written without graph "
+                      "keys",
+                      static_cast<unsigned long long>(exec_handle),
+                      static_cast<unsigned long long>(native_id), space_.graph_id_limit - 1);
   return 0;
 }
 

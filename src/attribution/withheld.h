@@ -19,7 +19,7 @@ enum class WithheldReason : uint8_t {
   kDispatchCountMismatch,  // its launch got more or fewer dispatches than the exec has
   kLaunchInProgress,       // decoded before its launch returned: the count could not be checked
   // The graph id is at or past 2^21: its node ids would not be exact below 2^53 (a double, so
-  // every JSON reader and JavaScript viewer). Warned about on stderr.
+  // every JSON reader and JavaScript viewer). Warned about once (base/diagnostics.h).
   kGraphIdTooLarge,
   kExecIdReused,  // the vendor created a second exec under an id already seen
   // Reconstruction: launched under a version of its exec (changes in place) older than the two

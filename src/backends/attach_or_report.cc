@@ -3,9 +3,8 @@
 
 #include <unistd.h>
 
-#include <cstdio>
-
 #include "backends/plugin_client.h"
+#include "base/diagnostics.h"
 #include "model/run_report.h"
 
 namespace nodescope {
@@ -18,8 +17,9 @@ const PluginHostV1* AttachToHostOrReport() {
   line.pid = static_cast<uint64_t>(getpid());
   line.message = host.status().ToString();
   report::WriteLine(report::ReportFdFromEnv(), line);
-  std::fprintf(stderr, "nodescope: not tracing pid %d: %s\n", static_cast<int>(getpid()),
-               line.message.c_str());
+  // Not attached: the library's own channel, so stderr.
+  LogError("not_tracing", "not tracing pid %d: %s", static_cast<int>(getpid()),
+           line.message.c_str());
   return nullptr;
 }
 

@@ -14,12 +14,13 @@
 #include <string>
 
 #include "backends/backend.h"
+#include "base/diagnostics.h"
 #include "ranges/range_recorder.h"
 
 namespace nodescope {
 
 // Bumped with any change to the two tables below.
-inline constexpr uint32_t kPluginAbiVersion = 1;
+inline constexpr uint32_t kPluginAbiVersion = 2;
 
 // What libnodescope.so offers a backend library (nodescope_plugin_host_v1()).
 struct PluginHostV1 {
@@ -38,9 +39,13 @@ struct PluginHostV1 {
   void (*sync_this_thread)();
   uint32_t (*register_domain)(const char* name, size_t name_size);
   // Starts the whole-process session (`nodescope run`) with the named backend
-  // (api/process_session.h); false if it could not (it has said why, on stderr and the report
-  // pipe).
+  // (api/process_session.h); false if it could not (it has said why, through the diagnostics
+  // channel and on the report pipe).
   bool (*start_process_session)(const char* backend);
+  // The host's diagnostics channel (base/diagnostics.h, RaiseDiagnostic): an attached library
+  // forwards its own copy of the channel here (ForwardDiagnostics), so the sink a program
+  // installed receives the library's messages and a session counts its warnings.
+  DiagnosticRaise raise_diagnostic;
 };
 
 // What a backend library offers (nodescope_plugin_v1()).

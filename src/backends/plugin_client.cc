@@ -2,7 +2,6 @@
 #include "backends/plugin_client.h"
 
 #include <atomic>
-#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <vector>
@@ -30,9 +29,8 @@ const PluginHostV1& Host() {
   const PluginHostV1* host = g_host.load(std::memory_order_acquire);
   if (host == nullptr) {
     // Tracers are created only through the host's registry, after attach: unreachable.
-    std::fprintf(stderr,
-                 "nodescope: internal error: a backend used libnodescope.so before "
-                 "being attached to it\n");
+    LogError("plugin_not_attached",
+             "internal error: a backend used libnodescope.so before being attached to it");
     std::abort();
   }
   return *host;
@@ -45,6 +43,8 @@ bool Attach(const PluginHostV1* host) {
   std::lock_guard<std::mutex> lock(Mutex());
   const PluginHostV1* current = g_host.load(std::memory_order_acquire);
   if (current != nullptr) return current == host;
+  // Messages first: the library's tracers report only once the host creates them.
+  ForwardDiagnostics(host->raise_diagnostic);
   for (const Pending& p : PendingTracers()) {
     host->register_tracer(p.name.data(), p.name.size(), p.factory);
   }

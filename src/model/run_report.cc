@@ -7,11 +7,11 @@
 #include <array>
 #include <cerrno>
 #include <cstdint>
-#include <cstdio>
 #include <utility>
 #include <vector>
 
 #include "base/atomic_file.h"
+#include "base/diagnostics.h"
 #include "base/env.h"
 
 namespace nodescope::report {
@@ -183,8 +183,7 @@ int ReportFdFromEnv() {
   uint64_t fd = UINT64_MAX;
   Status s = ReadEnvDecimal(kFdVariable, 0, INT32_MAX, &fd);
   if (!s.ok()) {
-    std::fprintf(stderr, "nodescope: warning: %s (no summary goes to nodescope run)\n",
-                 s.message().c_str());
+    LogWarning("report_fd_invalid", "%s (no summary goes to nodescope run)", s.message().c_str());
     return -1;
   }
   struct stat st {};

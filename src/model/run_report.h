@@ -61,9 +61,9 @@ StatusOr<Line> Parse(std::string_view text);
 std::string TracePathFor(const char* output, const char* root_pid, long pid, int64_t rank = -1);
 
 // The writing side, for the traced process: the report pipe `nodescope run` passed
-// (kFdVariable), or -1. A bad value is ignored with a warning on stderr, and so, silently, is an
-// fd that is not a pipe (a value inherited from elsewhere must not make us write into an
-// unrelated file).
+// (kFdVariable), or -1. A bad value is ignored with a warning (base/diagnostics.h), and so,
+// silently, is an fd that is not a pipe (a value inherited from elsewhere must not make us write
+// into an unrelated file).
 int ReportFdFromEnv();
 // Writes `line` to `fd` (nothing if fd < 0) in one write(): lines up to PIPE_BUF bytes from
 // several processes never interleave.

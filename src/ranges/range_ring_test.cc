@@ -206,8 +206,8 @@ TEST_F(RangeRingTest, NamesPastTheTableAreCountedAndMemoryStaysFlat) {
                         t.range_counters.ring_unnamed >= 3000 &&
                         t.range_counters.ring_unnamed < ranges_internal::kNameEntries / 2 + 3000 &&
                         Count(t, RangeRing::kUnnamed) > 0;
-        std::fprintf(stderr, "unnamed %llu\n",
-                     static_cast<unsigned long long>(t.range_counters.ring_unnamed));
+        std::fputs(("unnamed " + std::to_string(t.range_counters.ring_unnamed) + "\n").c_str(),
+                   stderr);
         std::_Exit(ok ? 0 : 1);
       },
       ::testing::ExitedWithCode(0), "unnamed");

@@ -1,10 +1,9 @@
 // CUPTI graph callbacks -> attribution lifecycle events.
 #include "backends/cuda/graph_callbacks.h"
 
-#include <cstdio>
-
 #include "backends/cuda/cupti_decoder.h"
 #include "backends/cuda/cupti_status.h"
+#include "base/diagnostics.h"
 #include "base/env.h"
 #include "ranges/range_recorder.h"
 
@@ -28,7 +27,7 @@ bool DebugGraphCallbacks() {
   static const bool on = [] {
     bool flag = false;
     Status s = ReadEnvFlag("NODESCOPE_DEBUG_GRAPH_CALLBACKS", &flag);
-    if (!s.ok()) std::fprintf(stderr, "nodescope: warning: %s (ignored)\n", s.message().c_str());
+    if (!s.ok()) LogWarning("env_value_ignored", "%s (ignored)", s.message().c_str());
     return flag;
   }();
   return on;
@@ -106,14 +105,12 @@ void GraphCallbacks::OnGraphNode(CUpti_CallbackId cbid, const CUpti_GraphData& g
   if (DebugGraphCallbacks()) {
     uint32_t exec_id = 0;
     if (g.graphExec != nullptr) cuptiGetGraphExecId(g.graphExec, &exec_id);
-    std::fprintf(stderr,
-                 "nodescope-debug: cbid=%u node=%llx original=%llx exec=%u api_kind=%u "
-                 "api_corr=%llu range=%llu\n",
-                 static_cast<unsigned>(cbid), static_cast<unsigned long long>(NodeId(g.node)),
-                 static_cast<unsigned long long>(NodeId(g.originalNode)), exec_id,
-                 static_cast<unsigned>(t_api_kind),
-                 static_cast<unsigned long long>(t_api_correlation),
-                 static_cast<unsigned long long>(RangeRecorder::Get().CurrentRange()));
+    LogDebug("graph_callback",
+             "cbid=%u node=%llx original=%llx exec=%u api_kind=%u api_corr=%llu range=%llu",
+             static_cast<unsigned>(cbid), static_cast<unsigned long long>(NodeId(g.node)),
+             static_cast<unsigned long long>(NodeId(g.originalNode)), exec_id,
+             static_cast<unsigned>(t_api_kind), static_cast<unsigned long long>(t_api_correlation),
+             static_cast<unsigned long long>(RangeRecorder::Get().CurrentRange()));
   }
   switch (cbid) {
     case CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED:

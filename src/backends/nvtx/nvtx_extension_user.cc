@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
   bool no_vendor = argc > 1 && std::strcmp(argv[1], "--no-vendor-symbols") == 0;
   const char* path = std::getenv("NVTX_INJECTION64_PATH");
   if (path == nullptr || *path == '\0') {
-    std::fprintf(stderr, "set NVTX_INJECTION64_PATH to the injection library\n");
+    std::fputs("set NVTX_INJECTION64_PATH to the injection library\n", stderr);
     return 2;
   }
 

@@ -7,12 +7,20 @@
 // forwards to libnodescope.so (the one beside this file, which CUDA_INJECTION64_PATH also names,
 // so the process holds one copy and one range recorder), loaded on first use.
 //
-// No nvtx3 or nodescope header is needed: the entry points take and pass on opaque pointers.
+// No nvtx3 header is needed: the entry points take and pass on opaque pointers.
+//
+// Messages: this library says something only when it cannot reach libnodescope.so (missing, or
+// not nodescope's), so it cannot forward them to that library's diagnostics channel. It compiles
+// in its own copy of the channel instead (base/diagnostics.cc, written on libc alone for this;
+// added to this target in backends/CMakeLists.txt), whose stderr sink is the one every nodescope
+// library prints with. A program's log handler (nodescope_set_log_handler) is installed in
+// libnodescope.so and does not see them: when they happen, that library is not loaded here.
 #include <dlfcn.h>
 #include <pthread.h>
 
-#include <cstdio>
 #include <cstring>
+
+#include "base/diagnostics.h"
 
 namespace {
 
@@ -45,15 +53,16 @@ void LoadOnce() {
   void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) {
     const char* why = dlerror();
-    std::fprintf(stderr, "nodescope: NVTX ranges are not recorded: cannot load %s (%s)\n", path,
-                 why != nullptr ? why : "unknown error");
+    nodescope::LogError("nvtx_library_missing", "NVTX ranges are not recorded: cannot load %s (%s)",
+                        path, why != nullptr ? why : "unknown error");
     return;
   }
   auto core = reinterpret_cast<InitCore>(dlsym(lib, "nodescope_nvtx_initialize"));
   auto extension =
       reinterpret_cast<InitExtension>(dlsym(lib, "nodescope_nvtx_extension_initialize"));
   if (core == nullptr || extension == nullptr) {
-    std::fprintf(stderr, "nodescope: NVTX ranges are not recorded: %s is not nodescope's\n", path);
+    nodescope::LogError("nvtx_library_foreign",
+                        "NVTX ranges are not recorded: %s is not nodescope's", path);
     return;
   }
   g_target.core = core;

@@ -4,12 +4,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <cstdlib>
 #include <iterator>
 #include <string>
 
 #include "base/clock.h"
+#include "base/diagnostics.h"
 #include "ranges/range_recorder.h"
 
 namespace nodescope::rocprofiler {
@@ -171,7 +171,7 @@ Status RocprofilerTracer::Configure(const TracerOptions& options) {
                                kRoctxOperations, std::size(kRoctxOperations), &OnRoctx, &roctx_),
                            "rocprofiler_configure_callback_tracing_service (ROCTx)");
       !roctx.ok()) {
-    std::fprintf(stderr, "nodescope: roctx ranges not recorded: %s\n", roctx.ToString().c_str());
+    LogWarning("roctx_not_recorded", "roctx ranges not recorded: %s", roctx.ToString().c_str());
   }
   const rocprofiler_external_correlation_id_request_kind_t kinds[] = {
       ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH,
@@ -360,15 +360,15 @@ void RocprofilerTracer::AddCounters(Trace* trace, bool at_stop) {
   const char* q = std::getenv("GPU_MAX_HW_QUEUES");
   const long queues = q != nullptr && std::atol(q) > 0 ? std::atol(q) : 4;
   if (threads >= static_cast<uint32_t>(queues)) {
-    std::fprintf(stderr,
-                 "nodescope: warning: graphs were launched from %u threads with "
-                 "GPU_MAX_HW_QUEUES=%ld: launching streams then share hardware queues, where "
-                 "another thread can write a launch's packets; launches that overlapped such a "
-                 "launch are written without graph keys unless their queues prove the credit "
-                 "(%llu withheld; raise GPU_MAX_HW_QUEUES above the number of launching "
-                 "threads to avoid it)\n",
-                 threads, queues,
-                 static_cast<unsigned long long>(stage_->overlapped_launches_withheld()));
+    LogWarning("shared_hardware_queues",
+               "graphs were launched from %u threads with "
+               "GPU_MAX_HW_QUEUES=%ld: launching streams then share hardware queues, where "
+               "another thread can write a launch's packets; launches that overlapped such a "
+               "launch are written without graph keys unless their queues prove the credit "
+               "(%llu withheld; raise GPU_MAX_HW_QUEUES above the number of launching "
+               "threads to avoid it)",
+               threads, queues,
+               static_cast<unsigned long long>(stage_->overlapped_launches_withheld()));
   }
 }
 

@@ -1,12 +1,12 @@
 // The xpu backend's tracer: PTI's part of the skeleton.
 #include "backends/xpu/pti_tracer.h"
 
-#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <unordered_map>
 
 #include "base/clock.h"
+#include "base/diagnostics.h"
 #include "ranges/range_recorder.h"
 
 namespace nodescope::pti {
@@ -123,11 +123,11 @@ void PtiTracer::OnComplete(unsigned char* buffer, size_t, size_t used) {
     if (Buffers().erase(buffer) == 0) {
       // Another PTI user's buffer (it set its callbacks before ours): not ours to read or free.
       if (g_foreign_buffers.fetch_add(1) == 0) {
-        std::fprintf(stderr,
-                     "nodescope: warning: PTI delivered a buffer nodescope never gave out: another "
-                     "PTI user in this process (PyTorch's profiler?) was collecting, and PTI keeps "
-                     "one set of buffer callbacks: it now loses its buffers to nodescope (left "
-                     "unread and unfreed)\n");
+        LogWarning("pti_foreign_buffers",
+                   "PTI delivered a buffer nodescope never gave out: another "
+                   "PTI user in this process (PyTorch's profiler?) was collecting, and PTI keeps "
+                   "one set of buffer callbacks: it now loses its buffers to nodescope (left "
+                   "unread and unfreed)");
       }
       return;
     }
@@ -187,12 +187,12 @@ Status PtiTracer::StopCollection() {
     for (const auto& [buffer, number] : Buffers()) not_returned_ += number <= issued_before_flush;
   }
   if (not_returned_ != 0) {
-    std::fprintf(stderr,
-                 "nodescope: warning: %llu of nodescope's PTI buffers never came back: another PTI "
-                 "user in this process (PyTorch's profiler?) replaced nodescope's buffer "
-                 "callbacks (PTI keeps one set), so its records from then on are missing from this "
-                 "trace; do not run another PTI profiler under nodescope's xpu backend\n",
-                 static_cast<unsigned long long>(not_returned_));
+    LogWarning("pti_buffers_not_returned",
+               "%llu of nodescope's PTI buffers never came back: another PTI "
+               "user in this process (PyTorch's profiler?) replaced nodescope's buffer "
+               "callbacks (PTI keeps one set), so its records from then on are missing from this "
+               "trace; do not run another PTI profiler under nodescope's xpu backend",
+               static_cast<unsigned long long>(not_returned_));
   }
   g_active.Release();
   return flushed;
