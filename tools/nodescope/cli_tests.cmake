@@ -350,3 +350,12 @@ nodescope_cli_test(run lists_backends EXIT 0 ARGS --help
                    STDOUT "this build has: ${listed}[^,]" STDERR "^$")
 nodescope_cli_test(run unknown_backend_lists_backends EXIT 125 ARGS --backend nosuch -- true
                    STDOUT "^$" STDERR "unknown backend 'nosuch' \\(this build has: ${listed}\\)")
+
+# The small defects of issue 30 (item 6): each case failed before its fix.
+if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
+  set(data ${PROJECT_SOURCE_DIR}/src/analysis/testdata)
+  # An unknown subcommand is named as such, with the subcommands this build has (not "A
+  # subcommand is required"); exit status 2, as other usage errors.
+  nodescope_cli_test(frobnicate unknown_subcommand EXIT 2 ARGS "" STDOUT "^$"
+    STDERR "^nodescope: 'frobnicate' is not a subcommand \\(this build has: run, check, nodes, plot[^\n]*\\)\nRun with --help for more information.\n$")
+endif()
