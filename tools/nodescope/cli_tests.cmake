@@ -358,4 +358,11 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
   # subcommand is required"); exit status 2, as other usage errors.
   nodescope_cli_test(frobnicate unknown_subcommand EXIT 2 ARGS "" STDOUT "^$"
     STDERR "^nodescope: 'frobnicate' is not a subcommand \\(this build has: run, check, nodes, plot[^\n]*\\)\nRun with --help for more information.\n$")
+  # `--node #N`, the form its help offers: the node of ordinal N.
+  nodescope_cli_test(plot node_ordinal_hash EXIT 0
+    ARGS ${data}/replays_8x200.json --graph 3 --node "#2" --node "#7" OUTPUT node_hash.svg
+    STDOUT "^wrote " STDERR "^$" FILE "· 2 of 8 nodes · 200 replays<.*#7</tspan> Memset")
+  nodescope_cli_test(plot node_ordinal_hash_too_large EXIT 2
+    ARGS ${data}/replays_8x200.json --node "#4294967296" OUTPUT never.svg
+    STDOUT "^$" STDERR "--node: #4294967296: an ordinal is below 2\\^32")
 endif()
