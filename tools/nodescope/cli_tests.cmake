@@ -365,4 +365,7 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
   nodescope_cli_test(plot node_ordinal_hash_too_large EXIT 2
     ARGS ${data}/replays_8x200.json --node "#4294967296" OUTPUT never.svg
     STDOUT "^$" STDERR "--node: #4294967296: an ordinal is below 2\\^32")
+  # "gaps per replay" says what a gap is.
+  nodescope_cli_test(nodes gaps_explained EXIT 0 ARGS ${data}/clean.json --width 90 STDERR "^$"
+    STDOUT "\\(5.00 gaps per replay\\)\n                          gap = a time in a replay when none of its nodes runs\n")
 endif()

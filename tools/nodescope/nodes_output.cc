@@ -93,6 +93,8 @@ std::string GraphSummary(const GraphStats& g) {
   Label(out, "idle gaps per replay",
         "mean " + Duration(g.idle_mean_us) + "   p99 " + Duration(g.idle_p99_us) + "   (" + gaps +
             " gaps per replay)");
+  // What ComputeReplays counts: a node starting after every earlier node of its replay ended.
+  Label(out, "", "gap = a time in a replay when none of its nodes runs");
   char ratio[32] = "-";
   if (std::isfinite(g.first_replay_outlier)) {
     std::snprintf(ratio, sizeof(ratio), "%.2fx", g.first_replay_outlier);
