@@ -105,7 +105,7 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
   nodescope_cli_test(nodes gzip EXIT 0 ARGS ${data}/clean.json.gz --width 90 STDERR "^$"
     STDOUT "^[^\n]*/clean.json.gz\n\ngraph 1: 6 nodes, 5 replays, 45.00 us GPU time in all\n.*\n     0       5 7.500 1.500 [^\n]* 16.7%\n      void step0<float>\\(float\\*, int\\)\n.*graph 2: 2 nodes, 3 replays")
   nodescope_cli_test(nodes top EXIT 0 ARGS ${data}/replays_8x200.json --top 2 --width 0 STDERR "^$"
-    STDOUT "graph 3: 8 nodes \\(top 2 shown\\), 200 replays.*\n +0 +200 36.36 181.8 [^\n]*  void cutlass::[^\n]*\n +4 +200 [^\n]*void flash_fwd_kernel[^\n]*\n$")
+    STDOUT "graph 3: 8 nodes \\(top 2 shown\\), 200 replays.*\n +0 +200 36359 181.8 [^\n]*  void cutlass::[^\n]*\n +4 +200 [^\n]*void flash_fwd_kernel[^\n]*\n$")
   nodescope_cli_test(nodes csv EXIT 0 ARGS ${data}/clean.json --csv STDERR "^$" PARSE csv ROWS 8
     STDOUT "^graph_id,node_id,name,cat,scope,replays,total_us,mean_us,p50_us,p95_us,p99_us,max_us,stddev_us,drift,share\r\n1,4294967296,\"void step0<float>\\(float\\*, int\\)\",kernel,,5,7.500,")
   nodescope_cli_test(nodes csv_quoting EXIT 0 ARGS ${sample} --csv STDERR "^$" PARSE csv ROWS 2
@@ -368,4 +368,7 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
   # "gaps per replay" says what a gap is.
   nodescope_cli_test(nodes gaps_explained EXIT 0 ARGS ${data}/clean.json --width 90 STDERR "^$"
     STDOUT "\\(5.00 gaps per replay\\)\n                          gap = a time in a replay when none of its nodes runs\n")
+  # One unit for every duration column of a table (the total was in ms, the others in us).
+  nodescope_cli_test(nodes one_unit EXIT 0 ARGS ${data}/replays_8x200.json --width 0
+    STDERR "^$" STDOUT "\n  node replays +total +mean [^\n]*\n +us +us +us +us +us +us +us\n")
 endif()
