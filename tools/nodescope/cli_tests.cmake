@@ -371,4 +371,11 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
   # One unit for every duration column of a table (the total was in ms, the others in us).
   nodescope_cli_test(nodes one_unit EXIT 0 ARGS ${data}/replays_8x200.json --width 0
     STDERR "^$" STDOUT "\n  node replays +total +mean [^\n]*\n +us +us +us +us +us +us +us\n")
+  # Aliased keys (one key, events of several names) mix nodes: `nodes` says so on stderr.
+  set(aliased_warning "warning: [^\n]*/aliased.json: 4 of 4 node keys are aliased \\(events of different names on one key\\), so their figures mix different nodes[;] `nodescope check` lists them\n")
+  nodescope_cli_test(nodes aliased_warning EXIT 0 ARGS ${data}/aliased.json
+    STDERR "^nodescope nodes: ${aliased_warning}$" STDOUT "graph 3: 4 nodes")
+  nodescope_cli_test(nodes aliased_warning_ranks EXIT 0
+    ARGS ${data}/clean.json ${data}/aliased.json
+    STDERR "^nodescope nodes: ${aliased_warning}$" STDOUT "graph 1 on 1 of 2 ranks")
 endif()

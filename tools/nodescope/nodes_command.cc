@@ -75,6 +75,23 @@ class Progress {
   int printed_ = 0;  // columns written on the current line
 };
 
+// Aliased keys (events of several names on one key, NodeSeries::aliased): each such node's
+// figures mix different nodes, so say so, once per trace (or process of a merged trace).
+void WarnIfAliased(const std::string& source, const analysis::GraphNodes& nodes) {
+  if (nodes.aliased_nodes == 0) return;
+  std::string message = "warning: ";
+  message += source;
+  message += ": ";
+  message += std::to_string(nodes.aliased_nodes);
+  message += " of ";
+  message += std::to_string(nodes.nodes.size());
+  message += nodes.nodes.size() == 1 ? " node key is" : " node keys are";
+  message +=
+      " aliased (events of different names on one key), so their figures mix different "
+      "nodes; `nodescope check` lists them";
+  PrintError("nodes", message);
+}
+
 // Reads `path`; prints why not and returns nullptr (exit status in `*rc`) when it cannot be read
 // or holds no graph-keyed work. A merged trace (several processes) goes to `*merged` instead.
 std::unique_ptr<analysis::GraphNodes> Load(const std::string& path,
@@ -107,6 +124,7 @@ std::unique_ptr<analysis::GraphNodes> Load(const std::string& path,
                             " node ids do not carry their graph id (node id >> 32 != graph id); "
                             "`nodescope check` lists them");
   }
+  WarnIfAliased(path, *nodes);
   if (nodes->untracked_events > 0) {
     PrintError("nodes", "warning: " + path + ": " + std::to_string(nodes->untracked_events) +
                             " keyed events of nodes past the first " +
@@ -171,6 +189,7 @@ int NodesAcrossRanks(const NodesOptions& opts, StatusOr<RankTraces> traces) {
   }
   size_t with_graphs = 0;
   for (const analysis::RankInput& in : traces->inputs) {
+    WarnIfAliased(in.source, *in.nodes);
     if (in.nodes->nodes.empty()) {
       PrintError("nodes", "warning: no graph-launched work with graph keys in " + in.source);
     } else {
