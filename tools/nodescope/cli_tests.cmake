@@ -379,3 +379,15 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
     ARGS ${data}/clean.json ${data}/aliased.json
     STDERR "^nodescope nodes: ${aliased_warning}$" STDOUT "graph 1 on 1 of 2 ranks")
 endif()
+if(NODESCOPE_BUILD_TESTS AND TARGET make_rank_traces)
+  set(ranks_dir ${CMAKE_CURRENT_BINARY_DIR}/ranks_cli)
+  # --top N across ranks: the N nodes with the most GPU time over the ranks, as for one trace.
+  nodescope_cli_test(nodes ranks_top EXIT 0
+    ARGS --width 100 --top 2 ${ranks_dir}/rank0.json ${ranks_dir}/rank1.json STDERR "^$"
+    STDOUT "graph 2 on 2 of 2 ranks \\(rank 1: graph 3\\), 4 nodes \\(top 2 shown\\)\n  straggler      rank 1 at node 1 \\(gemm_b\\)[^\n]*\n  waiting        rank 0 at node 2 [^\n]*\n(.*\n)? +1 +2 [^\n]*gemm_b\n +2 +2 [^\n]*ncclDevKernel_AllReduce_Sum_f32_RING_LL\n$")
+  nodescope_cli_test(nodes ranks_top_csv EXIT 0
+    ARGS --csv --top 1 ${ranks_dir}/rank0.json ${ranks_dir}/rank1.json
+    PARSE csv ROWS 2 STDERR "^$" STDOUT "^graph_id,node_id,rank,source,[^\n]*\n2,8589934593,0,")
+  set_tests_properties(nodes_cli_ranks_top nodes_cli_ranks_top_csv PROPERTIES
+                       FIXTURES_REQUIRED rank_traces)
+endif()

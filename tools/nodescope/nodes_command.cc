@@ -202,6 +202,7 @@ int NodesAcrossRanks(const NodesOptions& opts, StatusOr<RankTraces> traces) {
   }
   analysis::NodeStatsOptions filter;
   if (opts.graph_set) filter.graph_id = opts.graph;
+  filter.top = opts.top;
   std::vector<analysis::CrossGraph> graphs = analysis::CompareRanks(traces->inputs, filter);
   if (graphs.empty()) {
     PrintError("nodes",
@@ -378,7 +379,11 @@ CLI::App* AddNodesCommand(CLI::App& app, int* exit_code) {
       ->check(NotEmpty());
   CLI::Option* graph = nodes->add_option("--graph", opts->graph, "Only the graph with this id")
                            ->check(NotNegative());
-  nodes->add_option("--top", opts->top, "At most N rows per graph (0: all)")->check(NotNegative());
+  nodes
+      ->add_option("--top", opts->top,
+                   "At most N nodes per graph, those with the most GPU time (0: all); across "
+                   "ranks, their time summed over the ranks")
+      ->check(NotNegative());
   CLI::Option* csv = nodes->add_flag("--csv", opts->csv, "CSV: one row per node, full names");
   CLI::Option* json = nodes->add_flag("--json", opts->json, "One JSON object");
   csv->excludes(json);
