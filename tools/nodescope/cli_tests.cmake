@@ -105,7 +105,7 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
   nodescope_cli_test(nodes gzip EXIT 0 ARGS ${data}/clean.json.gz --width 90 STDERR "^$"
     STDOUT "^[^\n]*/clean.json.gz\n\ngraph 1: 6 nodes, 5 replays, 45.00 us GPU time in all\n.*\n     0       5 7.500 1.500 [^\n]* 16.7%\n      void step0<float>\\(float\\*, int\\)\n.*graph 2: 2 nodes, 3 replays")
   nodescope_cli_test(nodes top EXIT 0 ARGS ${data}/replays_8x200.json --top 2 --width 0 STDERR "^$"
-    STDOUT "graph 3: 8 nodes \\(top 2 shown\\), 200 replays.*\n +0 +200 36.36 181.8 [^\n]*  void cutlass::[^\n]*\n +4 +200 [^\n]*void flash_fwd_kernel[^\n]*\n$")
+    STDOUT "graph 3: 8 nodes \\(top 2 shown\\), 200 replays.*\n +0 +200 36359 181.8 [^\n]*  void cutlass::[^\n]*\n +4 +200 [^\n]*void flash_fwd_kernel[^\n]*\n$")
   nodescope_cli_test(nodes csv EXIT 0 ARGS ${data}/clean.json --csv STDERR "^$" PARSE csv ROWS 8
     STDOUT "^graph_id,node_id,name,cat,scope,replays,total_us,mean_us,p50_us,p95_us,p99_us,max_us,stddev_us,drift,share\r\n1,4294967296,\"void step0<float>\\(float\\*, int\\)\",kernel,,5,7.500,")
   nodescope_cli_test(nodes csv_quoting EXIT 0 ARGS ${sample} --csv STDERR "^$" PARSE csv ROWS 2
@@ -350,3 +350,44 @@ nodescope_cli_test(run lists_backends EXIT 0 ARGS --help
                    STDOUT "this build has: ${listed}[^,]" STDERR "^$")
 nodescope_cli_test(run unknown_backend_lists_backends EXIT 125 ARGS --backend nosuch -- true
                    STDOUT "^$" STDERR "unknown backend 'nosuch' \\(this build has: ${listed}\\)")
+
+# The small defects of issue 30 (item 6): each case failed before its fix.
+if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
+  set(data ${PROJECT_SOURCE_DIR}/src/analysis/testdata)
+  # An unknown subcommand is named as such, with the subcommands this build has (not "A
+  # subcommand is required"); exit status 2, as other usage errors.
+  nodescope_cli_test(frobnicate unknown_subcommand EXIT 2 ARGS "" STDOUT "^$"
+    STDERR "^nodescope: 'frobnicate' is not a subcommand \\(this build has: run, check, nodes, plot[^\n]*\\)\nRun with --help for more information.\n$")
+  # `--node #N`, the form its help offers: the node of ordinal N.
+  nodescope_cli_test(plot node_ordinal_hash EXIT 0
+    ARGS ${data}/replays_8x200.json --graph 3 --node "#2" --node "#7" OUTPUT node_hash.svg
+    STDOUT "^wrote " STDERR "^$" FILE "· 2 of 8 nodes · 200 replays<.*#7</tspan> Memset")
+  nodescope_cli_test(plot node_ordinal_hash_too_large EXIT 2
+    ARGS ${data}/replays_8x200.json --node "#4294967296" OUTPUT never.svg
+    STDOUT "^$" STDERR "--node: #4294967296: an ordinal is below 2\\^32")
+  # "gaps per replay" says what a gap is.
+  nodescope_cli_test(nodes gaps_explained EXIT 0 ARGS ${data}/clean.json --width 90 STDERR "^$"
+    STDOUT "\\(5.00 gaps per replay\\)\n                          gap = a time in a replay when none of its nodes runs\n")
+  # One unit for every duration column of a table (the total was in ms, the others in us).
+  nodescope_cli_test(nodes one_unit EXIT 0 ARGS ${data}/replays_8x200.json --width 0
+    STDERR "^$" STDOUT "\n  node replays +total +mean [^\n]*\n +us +us +us +us +us +us +us\n")
+  # Aliased keys (one key, events of several names) mix nodes: `nodes` says so on stderr.
+  set(aliased_warning "warning: [^\n]*/aliased.json: 4 of 4 node keys are aliased \\(events of different names on one key\\), so their figures mix different nodes[;] `nodescope check` lists them\n")
+  nodescope_cli_test(nodes aliased_warning EXIT 0 ARGS ${data}/aliased.json
+    STDERR "^nodescope nodes: ${aliased_warning}$" STDOUT "graph 3: 4 nodes")
+  nodescope_cli_test(nodes aliased_warning_ranks EXIT 0
+    ARGS ${data}/clean.json ${data}/aliased.json
+    STDERR "^nodescope nodes: ${aliased_warning}$" STDOUT "graph 1 on 1 of 2 ranks")
+endif()
+if(NODESCOPE_BUILD_TESTS AND TARGET make_rank_traces)
+  set(ranks_dir ${CMAKE_CURRENT_BINARY_DIR}/ranks_cli)
+  # --top N across ranks: the N nodes with the most GPU time over the ranks, as for one trace.
+  nodescope_cli_test(nodes ranks_top EXIT 0
+    ARGS --width 100 --top 2 ${ranks_dir}/rank0.json ${ranks_dir}/rank1.json STDERR "^$"
+    STDOUT "graph 2 on 2 of 2 ranks \\(rank 1: graph 3\\), 4 nodes \\(top 2 shown\\)\n  straggler      rank 1 at node 1 \\(gemm_b\\)[^\n]*\n  waiting        rank 0 at node 2 [^\n]*\n(.*\n)? +1 +2 [^\n]*gemm_b\n +2 +2 [^\n]*ncclDevKernel_AllReduce_Sum_f32_RING_LL\n$")
+  nodescope_cli_test(nodes ranks_top_csv EXIT 0
+    ARGS --csv --top 1 ${ranks_dir}/rank0.json ${ranks_dir}/rank1.json
+    PARSE csv ROWS 2 STDERR "^$" STDOUT "^graph_id,node_id,rank,source,[^\n]*\n2,8589934593,0,")
+  set_tests_properties(nodes_cli_ranks_top nodes_cli_ranks_top_csv PROPERTIES
+                       FIXTURES_REQUIRED rank_traces)
+endif()

@@ -2,11 +2,13 @@
 // themselves (subcommand.h); this file adds whatever registered.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "base/terminal_text.h"
 #include "base/version.h"
 #include "subcommand.h"
 
@@ -48,6 +50,22 @@ int main(int argc, char** argv) {
   std::vector<Added> added;
   for (const nodescope::cli::Subcommand& sub : nodescope::cli::RegisteredSubcommands()) {
     added.push_back(Added{sub.add(app, &exit_code), sub.usage_error});
+  }
+  // A first argument that is neither an option nor a subcommand: said so, with the subcommands
+  // (CLI11 would say "A subcommand is required", as if none had been given).
+  if (argc > 1 && argv[1][0] != '-' &&
+      std::none_of(added.begin(), added.end(),
+                   [&](const Added& sub) { return sub.app->check_name(argv[1]); })) {
+    std::string message = "nodescope: '";
+    message += nodescope::TerminalText(argv[1]);
+    message += "' is not a subcommand (this build has: ";
+    for (size_t i = 0; i < added.size(); ++i) {
+      if (i > 0) message += ", ";
+      message += added[i].app->get_name();
+    }
+    message += ")\nRun with --help for more information.\n";
+    std::fputs(message.c_str(), stderr);
+    return nodescope::cli::kUsageError;
   }
   try {
     app.parse(argc, argv);

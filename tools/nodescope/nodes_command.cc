@@ -75,6 +75,23 @@ class Progress {
   int printed_ = 0;  // columns written on the current line
 };
 
+// Aliased keys (events of several names on one key, NodeSeries::aliased): each such node's
+// figures mix different nodes, so say so, once per trace (or process of a merged trace).
+void WarnIfAliased(const std::string& source, const analysis::GraphNodes& nodes) {
+  if (nodes.aliased_nodes == 0) return;
+  std::string message = "warning: ";
+  message += source;
+  message += ": ";
+  message += std::to_string(nodes.aliased_nodes);
+  message += " of ";
+  message += std::to_string(nodes.nodes.size());
+  message += nodes.nodes.size() == 1 ? " node key is" : " node keys are";
+  message +=
+      " aliased (events of different names on one key), so their figures mix different "
+      "nodes; `nodescope check` lists them";
+  PrintError("nodes", message);
+}
+
 // Reads `path`; prints why not and returns nullptr (exit status in `*rc`) when it cannot be read
 // or holds no graph-keyed work. A merged trace (several processes) goes to `*merged` instead.
 std::unique_ptr<analysis::GraphNodes> Load(const std::string& path,
@@ -107,6 +124,7 @@ std::unique_ptr<analysis::GraphNodes> Load(const std::string& path,
                             " node ids do not carry their graph id (node id >> 32 != graph id); "
                             "`nodescope check` lists them");
   }
+  WarnIfAliased(path, *nodes);
   if (nodes->untracked_events > 0) {
     PrintError("nodes", "warning: " + path + ": " + std::to_string(nodes->untracked_events) +
                             " keyed events of nodes past the first " +
@@ -171,6 +189,7 @@ int NodesAcrossRanks(const NodesOptions& opts, StatusOr<RankTraces> traces) {
   }
   size_t with_graphs = 0;
   for (const analysis::RankInput& in : traces->inputs) {
+    WarnIfAliased(in.source, *in.nodes);
     if (in.nodes->nodes.empty()) {
       PrintError("nodes", "warning: no graph-launched work with graph keys in " + in.source);
     } else {
@@ -183,6 +202,7 @@ int NodesAcrossRanks(const NodesOptions& opts, StatusOr<RankTraces> traces) {
   }
   analysis::NodeStatsOptions filter;
   if (opts.graph_set) filter.graph_id = opts.graph;
+  filter.top = opts.top;
   std::vector<analysis::CrossGraph> graphs = analysis::CompareRanks(traces->inputs, filter);
   if (graphs.empty()) {
     PrintError("nodes",
@@ -305,9 +325,12 @@ constexpr char kDetails[] =
     "interpolation), max, population stddev, drift (mean of the last 10% of replays over the\n"
     "first 10%, minus 1; '-' below 10 replays) and share of the graph's GPU time. Above each\n"
     "graph: its replays (distinct correlation ids), GPU time per replay (sum of its nodes'\n"
-    "durations), span per replay, idle gaps between its nodes (launch bubbles), and the GPU time\n"
-    "of the first replay against the median. Durations are in microseconds in --csv and\n"
-    "--json, where an undefined figure (drift, a share of 0 us) is an empty field or null.\n"
+    "durations), span per replay, idle gaps (launch bubbles: a gap is a time between a replay's\n"
+    "first start and last end when none of its nodes runs; their time and number per replay),\n"
+    "and the GPU time of the first replay against the median. Durations are in one unit per\n"
+    "table, named under its header (us; ms or s once a node's longest run reaches 10 ms or\n"
+    "10 s), and in microseconds in --csv and --json, where an undefined figure (drift, a share\n"
+    "of 0 us) is an empty field or null.\n"
     "\n"
     "Memory stays bounded whatever the trace's size: at most 262144 distinct nodes and 4194304\n"
     "occurrence slots (start, duration, replay: 24 bytes each) are held per trace file (every\n"
@@ -356,7 +379,11 @@ CLI::App* AddNodesCommand(CLI::App& app, int* exit_code) {
       ->check(NotEmpty());
   CLI::Option* graph = nodes->add_option("--graph", opts->graph, "Only the graph with this id")
                            ->check(NotNegative());
-  nodes->add_option("--top", opts->top, "At most N rows per graph (0: all)")->check(NotNegative());
+  nodes
+      ->add_option("--top", opts->top,
+                   "At most N nodes per graph, those with the most GPU time (0: all); across "
+                   "ranks, their time summed over the ranks")
+      ->check(NotNegative());
   CLI::Option* csv = nodes->add_flag("--csv", opts->csv, "CSV: one row per node, full names");
   CLI::Option* json = nodes->add_flag("--json", opts->json, "One JSON object");
   csv->excludes(json);

@@ -139,6 +139,7 @@ TEST(NodesOutput, Text) {
             "  GPU time per replay     p50 5.000 us   p99 7.000 us\n"
             "  span per replay         p50 7.000 us   p99 8.000 us\n"
             "  idle gaps per replay    mean 1.500 us   p99 2.000 us   (1.00 gaps per replay)\n"
+            "                          gap = a time in a replay when none of its nodes runs\n"
             "  first replay            5.000 us GPU time, 1.00x the median\n"
             "\n"
             "  node replays total  mean   p50   p95   p99   max stddev drift share  scope  name\n"

@@ -117,7 +117,9 @@ std::string Text(const std::vector<RankInput>& inputs, const std::vector<CrossGr
       }
     }
     out += others.empty() ? "" : others + ")";
-    out += ", " + to_string(g.nodes.size()) + " nodes\n";
+    out += ", " + to_string(g.node_count) + " nodes";
+    if (g.nodes.size() < g.node_count) out += " (top " + to_string(g.nodes.size()) + " shown)";
+    out += "\n";
     if (g.straggler_node) {
       const CrossNode& n = g.nodes[*g.straggler_node];
       double mean = 0;
@@ -302,6 +304,7 @@ std::string RanksOutput(NodesFormat format, const std::vector<RankInput>& inputs
     if (!csv) {
       out += std::string(gi ? "," : "") + "{\"graph_id\":" + to_string(g.graph_id) +
              ",\"ranks_matched\":" + to_string(g.ranks_matched) +
+             ",\"node_count\":" + to_string(g.node_count) +
              ",\"replays_compared\":" + to_string(g.replays_compared) + ",\"straggler\":";
       if (g.straggler_node) {
         out += "{\"rank\":" + JsonRank(g.straggler_rank) +

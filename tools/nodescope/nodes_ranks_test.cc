@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,44 @@ TEST(NodesRanks, FourRanksAndTheirMergedTrace) {
   ASSERT_TRUE(merged.ok()) << merged.status().ToString();
   ExpectJob(job, *merged);
   EXPECT_EQ(merged->inputs[2].source, merged_path + " (slot 2)");
+}
+
+// --top N across ranks: the N nodes with the most GPU time over the ranks, in node id order, the
+// straggler's node among them.
+TEST(NodesRanks, TopKeepsTheHeaviestNodesAndTheStraggler) {
+  JobShape job;  // 2 ranks, per replay: gemm_b 20 + 70 us, the all-reduce 55 + 5, gemm_a 10 + 10
+  std::vector<std::string> paths = WriteRankTraces(job);
+  StatusOr<RankTraces> traces = LoadRankTraces(paths, {}, 2);
+  ASSERT_TRUE(traces.ok());
+  analysis::NodeStatsOptions top;
+  top.top = 2;
+  std::vector<CrossGraph> graphs = analysis::CompareRanks(traces->inputs, top);
+  ASSERT_EQ(graphs.size(), 1u);
+  EXPECT_EQ(graphs[0].node_count, 4u);
+  ASSERT_EQ(graphs[0].nodes.size(), 2u);
+  EXPECT_EQ(graphs[0].nodes[0].name, "gemm_b");
+  EXPECT_EQ(graphs[0].nodes[1].name, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+  EXPECT_EQ(graphs[0].straggler_node, std::optional<size_t>(0));
+  const std::string text = RanksOutput(NodesFormat::kText, traces->inputs, graphs, 100);
+  EXPECT_NE(text.find(", 4 nodes (top 2 shown)\n"), std::string::npos) << text;
+
+  // 4 ranks: the all-reduce (3 x 55 + 5 us) outweighs gemm_b (3 x 20 + 70 us), the straggler's
+  // node, which is kept in its place with --top 1.
+  job.ranks = 4;
+  paths = WriteRankTraces(job);
+  traces = LoadRankTraces(paths, {}, 2);
+  ASSERT_TRUE(traces.ok());
+  top.top = 1;
+  graphs = analysis::CompareRanks(traces->inputs, top);
+  ASSERT_EQ(graphs.size(), 1u);
+  ASSERT_EQ(graphs[0].nodes.size(), 1u);
+  EXPECT_EQ(graphs[0].nodes[0].name, "gemm_b");
+  EXPECT_EQ(graphs[0].straggler_node, std::optional<size_t>(0));
+  top.top = 2;
+  graphs = analysis::CompareRanks(traces->inputs, top);
+  ASSERT_EQ(graphs[0].nodes.size(), 2u);
+  EXPECT_EQ(graphs[0].nodes[0].name, "gemm_b");
+  EXPECT_EQ(graphs[0].nodes[1].name, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
 }
 
 TEST(NodesRanks, TextCsvAndJson) {

@@ -135,6 +135,25 @@ int Plot(const PlotCommandOptions& opts) {
   return WriteStdout("plot", "wrote " + TerminalText(opts.output) + "\n") ? kWritten : kUnusable;
 }
 
+// `--node #N`: the ordinal N, which a bare N below 2^32 also means (ResolveNode). Runs before the
+// other checks and the conversion (CLI11 puts a transform first).
+CLI::Validator NodeOrdinal() {
+  return CLI::Validator(
+      [](std::string& s) {
+        if (s.empty() || s[0] != '#') return std::string();
+        const std::string written = s;
+        s.erase(0, 1);
+        if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) {
+          return written + ": expected a node id or #ordinal";
+        }
+        if (s.size() > 10 || std::stoull(s) > 0xFFFFFFFFull) {
+          return written + ": an ordinal is below 2^32 (a whole node id is written without #)";
+        }
+        return std::string();
+      },
+      "");
+}
+
 // Adds the subcommand to `app`; when it is chosen, `*exit_code` receives 0 when the picture was
 // written, 1 when there is nothing to draw (no graph keys, an unknown --graph or --node), 2 when
 // the trace cannot be read, the output name is not .svg/.html, or the output cannot be written.
@@ -153,9 +172,11 @@ CLI::App* AddPlotCommand(CLI::App& app, int* exit_code) {
   plot->add_option("-o,--output", opts->output, "Output file: FILE.svg or FILE.html")->required();
   plot->add_option("--graph", opts->graph, "Only this graph id")->check(NotNegative());
   plot->add_option("--node", opts->nodes,
-                   "Only this node (repeatable): a graph node id, or its #ordinal in the graph")
+                   "Only this node (repeatable): a graph node id, or its ordinal in the graph "
+                   "(node id & 0xffffffff), written N or #N")
       ->allow_extra_args(false)  // `--node 2 trace.json`: the trace is not a second node
-      ->check(NotNegative());
+      ->check(NotNegative())
+      ->transform(NodeOrdinal());
   plot->add_flag("--heatmap", opts->heatmap,
                  "Draw a heat map even for a graph of 12 nodes or fewer");
   plot->add_option("--width", opts->width, "Picture width in pixels")->check(CLI::Range(480, 8000));

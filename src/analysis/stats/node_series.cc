@@ -216,7 +216,13 @@ struct Grouper {
     if (!IsKeyedGpuEvent(e)) return OkStatus();
     ++counts.keyed_events;
     uint32_t i = index.Find(NodeKey{*e.graph_id, *e.graph_node_id, slot});
-    if (i == FlatIndexMap<NodeKey>::kAbsent) i = AddNode(e, slot);
+    if (i != FlatIndexMap<NodeKey>::kAbsent) {
+      if (!nodes[i].aliased && e.name != nodes[i].name) [[unlikely]] {
+        nodes[i].aliased = true;
+      }
+    } else {
+      i = AddNode(e, slot);
+    }
     if (i == FlatIndexMap<NodeKey>::kAbsent) {
       ++counts.untracked_events;
       return OkStatus();
@@ -258,6 +264,7 @@ struct Grouper {
       });
       for (NodeSeries& s : o.nodes) {
         if ((s.node_id >> 32) != s.graph_id) ++o.mismatched_nodes;
+        if (s.aliased) ++o.aliased_nodes;
         std::stable_sort(s.occurrences.begin(), s.occurrences.end(),
                          [](const NodeOccurrence& a, const NodeOccurrence& b) {
                            return a.start_us < b.start_us;

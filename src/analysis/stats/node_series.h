@@ -52,6 +52,9 @@ struct NodeSeries {
   std::vector<NodeOccurrence> occurrences;
   RunningStats durations;  // over every occurrence of the node
   uint8_t sample_level = 0;
+  // The key was also seen on events of another name than `name` (an aliased key: its figures
+  // mix different nodes; `nodescope check` lists the names).
+  bool aliased = false;
 
   uint64_t count() const { return durations.count; }
   bool sampled() const { return occurrences.size() < durations.count; }
@@ -80,6 +83,8 @@ struct GraphNodes {
   // id): not written by CUDA's scheme, so their ordinals mean nothing (`nodescope check` lists
   // them).
   uint64_t mismatched_nodes = 0;
+  // Nodes whose key was seen with more than one name (NodeSeries::aliased).
+  uint64_t aliased_nodes = 0;
   // Keyed events left out: their node was new after max_nodes nodes (or max_name_bytes of
   // names) were held, in the whole trace (every process of a merged trace together).
   uint64_t untracked_events = 0;
@@ -92,9 +97,10 @@ struct GraphNodes {
 using ProgressFn = std::function<void(uint64_t done_bytes, uint64_t total_bytes)>;
 
 // Reads the trace at `path` (streaming: memory is bounded by `limits`, not the file) and groups
-// keyed GPU events by (graph id, node id). A node seen with several names keeps the first; use
-// `nodescope check` to find such aliased keys. An event CheckEvent() refuses
-// (stats/event_checks.h: a keyed event without "ts", a negative "dur", ...) is a DATA_LOSS error.
+// keyed GPU events by (graph id, node id). A node seen with several names keeps the first and
+// is marked aliased (counted in aliased_nodes); `nodescope check` lists such keys' names. An event
+// CheckEvent() refuses (stats/event_checks.h: a keyed event without "ts", a negative "dur", ...) is
+// a DATA_LOSS error.
 StatusOr<GraphNodes> CollectNodeSeries(const std::string& path,
                                        const ProgressFn& progress = nullptr,
                                        const NodeSeriesOptions& limits = {});

@@ -258,6 +258,23 @@ TEST(NodeSeries, CountsNodeIdsThatDoNotCarryTheirGraphId) {
   EXPECT_EQ(r->nodes[2].graph_id, 2u);
 }
 
+// A key seen with two names (an aliased key) keeps the first and is marked, so `nodes` can warn.
+TEST(NodeSeries, MarksKeysSeenWithSeveralNames) {
+  std::vector<Event> events;
+  for (int replay = 0; replay < 4; ++replay) {
+    const int64_t corr = 100 + replay;
+    const double t = 100.0 * replay;
+    events.push_back({"kernel", replay < 2 ? kScale : kReduce, t, 1, corr, 1, 0, ""});
+    events.push_back({"gpu_memcpy", kCopy, t + 2, 1, corr, 1, 1, ""});
+  }
+  const GraphNodes g = Read(events);
+  ASSERT_EQ(g.nodes.size(), 2u);
+  EXPECT_EQ(g.aliased_nodes, 1u);
+  EXPECT_TRUE(g.nodes[0].aliased);
+  EXPECT_EQ(g.nodes[0].name, kScale);
+  EXPECT_FALSE(g.nodes[1].aliased);
+}
+
 TEST(NodeSeries, KeyedWorkWithoutTimesIsAnError) {
   const std::string ok = R"({"ph":"X","cat":"kernel","name":"k","ts":1,"dur":2,)"
                          R"("args":{"graph id":1,"graph node id":4294967296}})";

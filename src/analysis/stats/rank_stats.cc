@@ -102,6 +102,38 @@ RankNode FromStats(const NodeStats& s, size_t input, int64_t rank) {
   return r;
 }
 
+// GPU time of a node over every rank where it was matched.
+double TotalOverRanks(const CrossNode& node) {
+  double total = 0;
+  for (const RankNode& r : node.ranks) total += r.total_us;
+  return total;
+}
+
+// Keeps the `top` nodes of `graph` with the most GPU time (0: all), the straggler's among them
+// (when it is above its median at all; else a straggler cut is none).
+void KeepHeaviest(CrossGraph& graph, size_t top) {
+  if (top == 0 || graph.nodes.size() <= top) return;
+  std::vector<size_t> order(graph.nodes.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return TotalOverRanks(graph.nodes[a]) > TotalOverRanks(graph.nodes[b]);
+  });
+  order.resize(top);
+  if (graph.straggler_node && graph.straggler_excess_us > 0 &&
+      std::find(order.begin(), order.end(), *graph.straggler_node) == order.end()) {
+    order.back() = *graph.straggler_node;
+  }
+  std::sort(order.begin(), order.end());
+  std::vector<CrossNode> kept;
+  std::optional<size_t> straggler;
+  for (size_t i : order) {
+    if (graph.straggler_node == i) straggler = kept.size();
+    kept.push_back(std::move(graph.nodes[i]));
+  }
+  graph.nodes = std::move(kept);
+  graph.straggler_node = straggler;
+}
+
 }  // namespace
 
 bool IsCollectiveKernel(std::string_view name) {
@@ -189,6 +221,8 @@ std::vector<CrossGraph> CompareRanks(const std::vector<RankInput>& inputs,
         }
       }
     }
+    cg.node_count = cg.nodes.size();
+    KeepHeaviest(cg, options.top);
     out.push_back(std::move(cg));
   }
   return out;

@@ -85,6 +85,7 @@ struct CrossGraph {
   bool replays_differ = false;
   bool sampled = false;
   std::vector<CrossNode> nodes;  // by the reference's node id
+  size_t node_count = 0;         // the graph's nodes, also when `nodes` is cut by `top`
   // The straggler: the non-collective (node, rank) furthest above the node's median of means.
   std::optional<size_t> straggler_node;  // index into nodes
   int64_t straggler_rank = -1;
@@ -93,7 +94,11 @@ struct CrossGraph {
 };
 
 // Graphs of the reference (inputs[0]) by graph id; `options.graph_id` keeps that graph of the
-// reference only. Every input must outlive the result (names point into them).
+// reference only. `options.top` keeps, per graph, the nodes with the most GPU time (their total
+// summed over the ranks; ties by node id), in node id order, as `nodes --top` does for one
+// trace; the straggler is found among all nodes first, and its node (when above its median) is
+// kept in place of the last of them when it is not among them. Every input must outlive the result
+// (names point into them).
 std::vector<CrossGraph> CompareRanks(const std::vector<RankInput>& inputs,
                                      const NodeStatsOptions& options = {});
 
