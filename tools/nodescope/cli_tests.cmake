@@ -375,6 +375,8 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
   set(aliased_warning "warning: [^\n]*/aliased.json: 4 of 4 node keys are aliased \\(events of different names on one key\\), so their figures mix different nodes[;] `nodescope check` lists them\n")
   nodescope_cli_test(nodes aliased_warning EXIT 0 ARGS ${data}/aliased.json
     STDERR "^nodescope nodes: ${aliased_warning}$" STDOUT "graph 3: 4 nodes")
+  nodescope_cli_test(plot aliased_warning EXIT 0 ARGS ${data}/aliased.json OUTPUT aliased.svg
+    STDOUT "^wrote " STDERR "^nodescope plot: ${aliased_warning}$" FILE "<svg xmlns=")
   nodescope_cli_test(nodes aliased_warning_ranks EXIT 0
     ARGS ${data}/clean.json ${data}/aliased.json
     STDERR "^nodescope nodes: ${aliased_warning}$" STDOUT "graph 1 on 1 of 2 ranks")

@@ -75,21 +75,10 @@ class Progress {
   int printed_ = 0;  // columns written on the current line
 };
 
-// Aliased keys (events of several names on one key, NodeSeries::aliased): each such node's
-// figures mix different nodes, so say so, once per trace (or process of a merged trace).
+// Aliased keys mix different nodes' figures: said once per trace (or process of a merged trace).
 void WarnIfAliased(const std::string& source, const analysis::GraphNodes& nodes) {
-  if (nodes.aliased_nodes == 0) return;
-  std::string message = "warning: ";
-  message += source;
-  message += ": ";
-  message += std::to_string(nodes.aliased_nodes);
-  message += " of ";
-  message += std::to_string(nodes.nodes.size());
-  message += nodes.nodes.size() == 1 ? " node key is" : " node keys are";
-  message +=
-      " aliased (events of different names on one key), so their figures mix different "
-      "nodes; `nodescope check` lists them";
-  PrintError("nodes", message);
+  const std::string aliased = AliasedWarning(nodes);
+  if (!aliased.empty()) PrintError("nodes", "warning: " + source + ": " + aliased);
 }
 
 // Reads `path`; prints why not and returns nullptr (exit status in `*rc`) when it cannot be read

@@ -74,6 +74,18 @@ StatusOr<RankTraces> AssembleRankTraces(const std::vector<std::string>& names,
   return out;
 }
 
+std::string AliasedWarning(const analysis::GraphNodes& nodes) {
+  if (nodes.aliased_nodes == 0) return "";
+  std::string message = std::to_string(nodes.aliased_nodes);
+  message += " of ";
+  message += std::to_string(nodes.nodes.size());
+  message += nodes.nodes.size() == 1 ? " node key is" : " node keys are";
+  message +=
+      " aliased (events of different names on one key), so their figures mix different "
+      "nodes; `nodescope check` lists them";
+  return message;
+}
+
 std::string LeftOutWarning(const FileLimits& file, size_t max_nodes) {
   if (file.untracked_events == 0) return "";
   return to_string(file.untracked_events) + " keyed events of nodes past the first " +

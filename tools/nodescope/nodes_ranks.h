@@ -36,6 +36,10 @@ struct RankTraces {
 // held...)" for a file that left events out, else empty.
 std::string LeftOutWarning(const FileLimits& file, size_t max_nodes);
 
+// Aliased keys (events of several names on one key, NodeSeries::aliased): each such node's
+// figures mix different nodes. What to say after "warning: <source>: ", or "" when none is.
+std::string AliasedWarning(const analysis::GraphNodes& nodes);
+
 // The processes of each file (CollectNodeSeriesPerProcess), named by `names`, as inputs.
 StatusOr<RankTraces> AssembleRankTraces(
     const std::vector<std::string>& names,

@@ -70,6 +70,11 @@ int Plot(const PlotCommandOptions& opts) {
     PrintError("plot", ranks.status().message());
     return kUnusable;
   }
+  // Aliased keys mix different nodes in one drawn line: said once per trace (or process).
+  for (const analysis::RankInput& in : ranks->inputs) {
+    const std::string aliased = AliasedWarning(*in.nodes);
+    if (!aliased.empty()) PrintError("plot", "warning: " + in.source + ": " + aliased);
+  }
   StatusOr<analysis::GraphNodes> nodes = InternalError("no trace");
   std::string what = opts.trace;
   if (ranks->inputs.size() > 1) {
