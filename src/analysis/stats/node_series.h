@@ -17,6 +17,7 @@
 #include "analysis/reader/trace_reader.h"
 #include "analysis/stats/name_pool.h"
 #include "base/status.h"
+#include "model/graph_dag.h"
 
 namespace nodescope::analysis {
 
@@ -90,6 +91,10 @@ struct GraphNodes {
   uint64_t untracked_events = 0;
   NodeSeriesOptions limits;                 // those in force
   std::shared_ptr<const NamePool> strings;  // the text of the nodes' names
+  // The dependency DAGs the trace records ("nodescopeGraphs", docs/TRACE-DAG.md), by graph id
+  // ascending; empty for a trace without them (torch.profiler's, older nodescope's). In a
+  // merged trace, each process's own.
+  std::vector<GraphDag> dags;
 };
 
 // Called after each window read: bytes of the file consumed so far (compressed bytes for a
