@@ -30,6 +30,7 @@ Status BackendTracer::Stop() {
     stage_->Finish(trace_.gpu);  // records a later batch would have decided: decided now
     stage_->Report(&trace_.attribution);
     stage_->AddCounters(&trace_.counters);
+    AddGraphDags(&trace_);
     Describe(&trace_);
   }
   return collected;
@@ -61,9 +62,16 @@ Status BackendTracer::SnapshotWindow(Trace* out, bool release) {
     AddCounters(out, /*at_stop=*/false);
     stage_->Report(&out->attribution);
   }
+  AddGraphDags(out);
   Describe(out);
   FinishWindowCopy(out);  // a capture's records a later batch would decide: without keys
   return OkStatus();
+}
+
+void BackendTracer::AddGraphDags(Trace* trace) const {
+  if (!records_dags_) return;
+  trace->graph_dags = dags_.Snapshot();
+  dags_.AddCounters(&trace->counters);
 }
 
 }  // namespace nodescope

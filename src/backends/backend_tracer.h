@@ -9,7 +9,8 @@
 //           decode() appends neutral records, the stage keys them (Process), the ring trims.
 //   Stop:   the range listener off, StopCollection() (the SDK flushes its buffers into
 //           DecodeBatch and stops; no lock of ours held), then under the decode lock: drops,
-//           end time, AddCounters(at_stop), stage Finish / Report / AddCounters, Describe().
+//           end time, AddCounters(at_stop), stage Finish / Report / AddCounters, the exec DAGs,
+//           Describe().
 //           Idempotent.
 //   SnapshotWindow: under the decode lock BeforeWindowCopy(), the window copied (a streaming part
 //           holding back records the stage decides later), drops, AddCounters(!at_stop), the
@@ -27,6 +28,7 @@
 
 #include "attribution/stage.h"
 #include "backends/backend.h"
+#include "backends/graph_dag_store.h"
 #include "backends/ring_window.h"
 #include "base/clock.h"
 #include "ranges/range_recorder.h"
@@ -111,6 +113,10 @@ class BackendTracer : public Tracer {
   std::mutex& decode_mutex() { return decode_mu_; }
   const TracerOptions& options() const { return options_; }
   bool running() const { return running_; }
+  // Exec DAGs (graph_dag_store.h): a backend that records them turns the store on in
+  // StartCollection; every trace and window copy then carries them, with their counters.
+  GraphDagStore* graph_dags() { return &dags_; }
+  void set_records_graph_dags(bool on) { records_dags_ = on; }
 
  private:
   const std::string name_;
@@ -124,6 +130,9 @@ class BackendTracer : public Tracer {
   std::atomic<uint64_t> vendor_dropped_{0};
   std::atomic<uint64_t> buffers_refused_{0};
   bool running_ = false;
+  GraphDagStore dags_;
+  bool records_dags_ = false;
+  void AddGraphDags(Trace* trace) const;
 };
 
 }  // namespace nodescope

@@ -18,6 +18,7 @@
 
 #include "attribution/annotations.h"
 #include "base/atomic_file.h"
+#include "export/graph_dag_json.h"
 #include "export/trace_header.h"
 
 namespace nodescope {
@@ -71,6 +72,7 @@ class Writer {
     pads_ = DeviceSpanPads(t_.device_spans);
     Scan();
     WriteTraceHeader(t_, base_ns_, out_);
+    WriteGraphDags(t_.graph_dags, graph_ids_, out_);
     out_.Raw("  \"traceEvents\": [\n  ");
     WriteMetadata();  // always writes at least one event, so every later one starts with ","
     t_.api.ForEach([this](const ApiCall& a) { WriteApiCall(a); });
@@ -90,8 +92,12 @@ class Writer {
     uint64_t earliest = UINT64_MAX;
     uint64_t last_key = UINT64_MAX;
     std::unordered_set<uint64_t> keys;
+    std::unordered_set<uint64_t> graphs;
+    uint64_t last_graph = 0;
     t_.gpu.ForEach([&](const GpuActivity& a) {
       if (a.start_ns != 0) earliest = std::min(earliest, a.start_ns);
+      if (a.graph_id != 0 && a.graph_id != last_graph)
+        graphs.insert(a.graph_id), last_graph = a.graph_id;
       uint64_t key = (uint64_t{a.device} << 32) | a.stream;
       if (key != last_key) keys.insert(key), last_key = key;
     });
@@ -110,6 +116,10 @@ class Writer {
       add_thread(r.pid, r.tid);
     });
     for (const auto& [tid, name] : t_.thread_names) add_thread(t_.pid, tid);
+    if (!t_.graph_dags.empty()) {
+      graph_ids_.assign(graphs.begin(), graphs.end());
+      std::sort(graph_ids_.begin(), graph_ids_.end());
+    }
     threads_.assign(threads.begin(), threads.end());
     std::sort(threads_.begin(), threads_.end());
     for (size_t i = 0; i < t_.device_spans.size(); ++i) {  // widened: they start before their work
@@ -425,8 +435,9 @@ class Writer {
   const Trace& t_;
   JsonOutput& out_;
   uint64_t base_ns_ = 0;
-  std::vector<uint32_t> pads_;     // per device span, DeviceSpanPads
-  std::vector<uint64_t> streams_;  // (device << 32) | stream, sorted
+  std::vector<uint32_t> pads_;       // per device span, DeviceSpanPads
+  std::vector<uint64_t> streams_;    // (device << 32) | stream, sorted
+  std::vector<uint64_t> graph_ids_;  // graph ids the GPU records carry, sorted (when DAGs are held)
   std::vector<uint32_t> device_ids_;
   std::vector<uint64_t> threads_;           // CPU (pid << 32) | tid with records or a name, sorted
   std::vector<std::string> kernel_prefix_;  // by StringId, "" until first use

@@ -318,5 +318,50 @@ TEST(ChromeTraceWriter, ClearErrorForReadOnlyDirectory) {
   EXPECT_NE(s.message().find("writable"), std::string::npos) << s.ToString();
 }
 
+// The exec DAGs: before "traceEvents", only those of graphs the records name, one per line.
+Trace DagTrace() {
+  Trace t;
+  t.pid = 42;
+  t.start_ns = kBase;
+  const uint64_t g = uint64_t{5} << 32;
+  for (uint64_t i = 0; i < 2; ++i) {
+    GpuActivity a = Kernel(t, "k", kBase + 1000 * (i + 1), kBase + 1000 * (i + 1) + 500, 9);
+    a.graph_id = 5;
+    a.graph_node_id = g | i;
+    t.gpu.push_back(a);
+  }
+  GraphDag five;
+  five.graph_id = 5;
+  five.device = 0;
+  five.nodes = {{g | 0, DagNodeType::kKernel, 0},
+                {g | 1, DagNodeType::kKernel, 0},
+                {g | 2, DagNodeType::kEmpty, 0}};
+  five.edges = {{g | 0, g | 2, DagEdgeType::kFull}, {g | 2, g | 1, DagEdgeType::kProgrammatic}};
+  five.renamed = {{g | 0xfffffffful, g | 1}};
+  GraphDag six;
+  six.graph_id = 6;
+  six.complete = false;
+  t.graph_dags = {std::make_shared<const GraphDag>(five), std::make_shared<const GraphDag>(six)};
+  return t;
+}
+
+TEST(ChromeTraceWriter, WritesTheDagsOfGraphsItsRecordsName) {
+  const std::string json = Write(DagTrace());
+  const std::vector<std::string> dags = LinesWith(json, "    {\"graph id\":");
+  ASSERT_EQ(dags.size(), 1u) << json;
+  EXPECT_EQ(dags[0],
+            "    {\"graph id\":5,\"device\":0,\"complete\":true,\"nodes\":[[21474836480,"
+            "\"kernel\",0],[21474836481,\"kernel\",0],[21474836482,\"empty\",0]],\"edges\":"
+            "[[21474836480,21474836482,\"full\"],[21474836482,21474836481,\"programmatic\"]],"
+            "\"renamed\":[[25769803775,21474836481]]}");
+  EXPECT_LT(json.find("\"nodescopeGraphs\""), json.find("\"traceEvents\""));
+}
+
+TEST(ChromeTraceWriter, NoDagsNoKey) {
+  Trace t = DagTrace();
+  t.gpu.ForEachFrom(0, [](GpuActivity& a) { a.graph_id = 0, a.graph_node_id = 0; });
+  EXPECT_EQ(Write(t).find("nodescopeGraphs"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace nodescope

@@ -2,12 +2,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "base/chunked_vector.h"
 #include "base/string_table.h"
+#include "model/graph_dag.h"
 #include "model/records.h"
 
 namespace nodescope {
@@ -112,6 +114,9 @@ struct Trace {
   ChunkedVector<ExternalCorrelation> external;
   ChunkedVector<UserRange> ranges;
   std::vector<DeviceSpan> device_spans;  // filled by BuildDeviceSpans (attribution/annotations.h)
+  // The DAGs of the execs seen instantiated, by graph id (a backend's GraphDagStore); the
+  // writer keeps those whose graph id its GPU records carry.
+  std::vector<std::shared_ptr<const GraphDag>> graph_dags;
   RangeCounters range_counters;
 
   std::vector<DeviceProperties> devices;

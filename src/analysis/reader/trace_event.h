@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "model/graph_dag.h"
 
 namespace nodescope::analysis {
 
@@ -91,6 +92,9 @@ struct TraceMetadata {
   std::optional<Sampling> sampling;
   // "nodescope"."merged": the rank of each input of a merged trace, by process slot (-1: none).
   std::vector<int64_t> merged_ranks;
+  // "nodescopeGraphs": the exec DAGs (docs/TRACE-DAG.md), by graph id; written before
+  // "traceEvents", so complete when the first event is visited.
+  std::vector<GraphDag> graph_dags;
 };
 
 // Called once per event, in file order. A non-OK status stops reading and is returned as is.

@@ -122,6 +122,55 @@ TEST(TraceReader, ReadsEventFieldsAndMetadata) {
   EXPECT_FALSE(seen[1].ts.has_value());
 }
 
+// "nodescopeGraphs" (docs/TRACE-DAG.md): read into the metadata, sorted, unknown types kept.
+TEST(TraceReader, ReadsGraphDags) {
+  const std::string json = R"({
+  "nodescopeGraphs": [
+    {"graph id":9,"device":1,"complete":false,"nodes":[[38654705665,"kernel",0],[38654705664,"future_kind",0]],"edges":[[38654705664,38654705665,"programmatic"]],"renamed":[]},
+    {"graph id":5,"device":0,"complete":true,"nodes":[[21474836480,"child_graph",0],[21474836481,"kernel",21474836480]],"edges":[],"renamed":[[25769803775,21474836481]]}
+  ],
+  "traceEvents": []
+})";
+  auto meta = Read(json);
+  ASSERT_TRUE(meta.ok()) << meta.status().ToString();
+  ASSERT_EQ(meta->graph_dags.size(), 2u);
+  const GraphDag& five = meta->graph_dags[0];
+  EXPECT_EQ(five.graph_id, 5u);
+  EXPECT_TRUE(five.complete);
+  ASSERT_EQ(five.nodes.size(), 2u);
+  EXPECT_EQ(five.nodes[0].type, DagNodeType::kChildGraph);
+  EXPECT_EQ(five.nodes[1].parent_id, 21474836480u);
+  ASSERT_EQ(five.renamed.size(), 1u);
+  EXPECT_EQ(five.renamed[0].first, 25769803775u);
+  const GraphDag& nine = meta->graph_dags[1];
+  EXPECT_EQ(nine.device, 1);
+  EXPECT_FALSE(nine.complete);
+  ASSERT_EQ(nine.nodes.size(), 2u);
+  EXPECT_EQ(nine.nodes[0].node_id, 38654705664u);  // sorted
+  EXPECT_EQ(nine.nodes[0].type, DagNodeType::kOther);
+  ASSERT_EQ(nine.edges.size(), 1u);
+  EXPECT_EQ(nine.edges[0].type, DagEdgeType::kProgrammatic);
+}
+
+TEST(TraceReader, BadGraphDagsNameWhatIsWrong) {
+  auto error = [](std::string_view dags) {
+    return ErrorOf(std::string(R"({"nodescopeGraphs": )") + std::string(dags) +
+                   R"(, "traceEvents": []})");
+  };
+  EXPECT_NE(error("{}").find("\"nodescopeGraphs\" is an object, expected an array"),
+            std::string::npos)
+      << error("{}");
+  EXPECT_NE(error(R"([{"nodes":[]}])").find("has no \"graph id\""), std::string::npos);
+  EXPECT_NE(error(R"([{"graph id":1,"nodes":[[1,"kernel"]]}])").find("2 items, expected 3"),
+            std::string::npos)
+      << error(R"([{"graph id":1,"nodes":[[1,"kernel"]]}])");
+  EXPECT_NE(error(R"([{"graph id":1,"nodes":[[1,"kernel",0]],"edges":[[1,2,"full"]]}])")
+                .find("an edge names a node not among its \"nodes\""),
+            std::string::npos);
+  EXPECT_NE(error(R"([{"graph id":1,"nodes":[["x","kernel",0]]}])").find("byte"),
+            std::string::npos);
+}
+
 TEST(TraceReader, AcceptsTorchStringPidsAndNoMetadata) {
   auto meta = Read(R"({"traceEvents":[
     {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":"Spans","tid":"Traces","ts":1,"dur":2},

@@ -407,6 +407,8 @@ bool WindowReader::Read(od::document& doc, const TraceEventVisitor& visit, Trace
         if (!GetUint(field.value(), "baseTimeNanoseconds", &meta->base_time_ns)) return false;
       } else if (key == "distributedInfo") {
         if (!ReadDistributedInfo(field.value(), meta)) return false;
+      } else if (key == "nodescopeGraphs") {
+        if (!ReadGraphDags(field.value(), meta)) return false;
       }
     }
     if (after_events) return false;

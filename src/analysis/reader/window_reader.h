@@ -109,6 +109,10 @@ class WindowReader {
   bool ReadMerged(simdjson::ondemand::value& v, TraceMetadata* meta);
   bool ReadSampling(simdjson::ondemand::value& v, TraceMetadata* meta);
   bool ReadDistributedInfo(simdjson::ondemand::value& v, TraceMetadata* meta);
+  bool ReadGraphDags(simdjson::ondemand::value& v, TraceMetadata* meta);  // window_dags.cc
+  bool ReadGraphDag(simdjson::ondemand::value& v, GraphDag* dag);
+  template <typename Each>
+  bool ReadTuple(simdjson::ondemand::value& v, std::string_view key, size_t size, Each&& each);
   // The event's text from `at` (its '{') to its '}', once its fields have been read.
   bool RawEvent(const char* at, TraceEvent* event);
 

@@ -30,6 +30,13 @@ CudaDriver Load() {
             Bind(lib, "cuCtxGetCurrent", &d.cuCtxGetCurrent) &&
             Bind(lib, "cuCtxSynchronize", &d.cuCtxSynchronize);
   if (!ok) d.load_error = "libcuda.so.1 lacks an expected entry point (driver too old?)";
+  // Optional: edges with their data came with CUDA 12.3 (cuGraphGetEdges_v2).
+  if (!(Bind(lib, "cuGraphGetNodes", &d.cuGraphGetNodes) &&
+        Bind(lib, "cuGraphGetEdges_v2", &d.cuGraphGetEdges) &&
+        Bind(lib, "cuGraphNodeGetType", &d.cuGraphNodeGetType) &&
+        Bind(lib, "cuGraphChildGraphNodeGetGraph", &d.cuGraphChildGraphNodeGetGraph))) {
+    d.cuGraphGetNodes = nullptr;
+  }
   return d;
 }
 

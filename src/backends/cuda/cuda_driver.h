@@ -17,9 +17,20 @@ struct CudaDriver {
   CUresult (*cuDeviceGetAttribute)(int*, CUdevice_attribute, CUdevice) = nullptr;
   CUresult (*cuCtxGetCurrent)(CUcontext*) = nullptr;
   CUresult (*cuCtxSynchronize)() = nullptr;
+  // Reading a graph's shape (exec_dag.h); null when the driver lacks them (then no DAG is
+  // recorded, the rest works).
+  CUresult (*cuGraphGetNodes)(CUgraph, CUgraphNode*, size_t*) = nullptr;
+  CUresult (*cuGraphGetEdges)(CUgraph, CUgraphNode*, CUgraphNode*, CUgraphEdgeData*,
+                              size_t*) = nullptr;
+  CUresult (*cuGraphNodeGetType)(CUgraphNode, CUgraphNodeType*) = nullptr;
+  CUresult (*cuGraphChildGraphNodeGetGraph)(CUgraphNode, CUgraph*) = nullptr;
   const char* load_error = nullptr;  // dlerror() text when the driver could not be loaded
 
   bool ok() const { return load_error == nullptr; }
+  bool can_read_graphs() const {
+    return cuGraphGetNodes != nullptr && cuGraphGetEdges != nullptr &&
+           cuGraphNodeGetType != nullptr && cuGraphChildGraphNodeGetGraph != nullptr;
+  }
 };
 
 // Loaded once, on first use; thread-safe.

@@ -122,6 +122,10 @@ Status CuptiTracer::StartCollection(const TracerOptions& options) {
   } else {
     graph_callbacks_ = std::make_unique<GraphCallbacks>(stage_.get());
   }
+  // Each exec's DAG (the critical path's input), unless graph attribution is off.
+  const bool dags = options.graph_attribution && Driver().can_read_graphs();
+  if (dags) graph_callbacks_->RecordDags(graph_dags());
+  set_records_graph_dags(dags);
   decoder_.emplace(&trace(), options.max_events, &ApiNameFromCupti);
   decoder_->KeepOnly(kept_.get());
   set_stage(stage_.get());

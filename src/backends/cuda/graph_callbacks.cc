@@ -1,8 +1,12 @@
 // CUPTI graph callbacks -> attribution lifecycle events.
 #include "backends/cuda/graph_callbacks.h"
 
+#include <utility>
+
+#include "backends/cuda/cuda_driver.h"
 #include "backends/cuda/cupti_decoder.h"
 #include "backends/cuda/cupti_status.h"
+#include "backends/cuda/exec_dag.h"
 #include "base/diagnostics.h"
 #include "base/env.h"
 #include "ranges/range_recorder.h"
@@ -17,6 +21,10 @@ thread_local GraphApiKind t_api_kind = GraphApiKind::kNone;
 thread_local uint64_t t_api_correlation = 0;
 // The outermost call on this thread opened the sampling window (LaunchWindow::Begin).
 thread_local bool t_window_open = false;
+// An instantiation in progress on this thread (RecordDags): the template nodes cloned into the
+// exec, with their clones' node ids, and the template graph (GRAPHEXEC_CREATED).
+thread_local std::vector<std::pair<CUgraphNode, uint64_t>> t_clones;
+thread_local CUgraph t_exec_template = nullptr;
 
 uint64_t NodeId(CUgraphNode node) {
   uint64_t id = 0;
@@ -120,6 +128,9 @@ void GraphCallbacks::OnGraphNode(CUpti_CallbackId cbid, const CUpti_GraphData& g
     case CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED:
       if (t_api_kind == GraphApiKind::kCreatesExec) {
         stage_->ExecNodeBound(NodeId(g.node), NodeId(g.originalNode), t_api_correlation);
+        if (dags_ != nullptr && g.originalNode != nullptr) {
+          t_clones.emplace_back(g.originalNode, NodeId(g.node));
+        }
       } else {
         stage_->TemplateNodeCloned(NodeId(g.node), NodeId(g.originalNode));  // cudaGraphClone
       }
@@ -145,6 +156,12 @@ void GraphCallbacks::OnResource(CUpti_CallbackId cbid, const CUpti_ResourceData&
     case CUPTI_CBID_RESOURCE_GRAPH_NODE_SET_PARAMS:
       if (data.resourceDescriptor != nullptr) {
         OnGraphNode(cbid, *static_cast<const CUpti_GraphData*>(data.resourceDescriptor));
+      }
+      break;
+    case CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED:
+      if (dags_ != nullptr && data.resourceDescriptor != nullptr &&
+          t_api_kind == GraphApiKind::kCreatesExec) {
+        t_exec_template = static_cast<const CUpti_GraphData*>(data.resourceDescriptor)->graph;
       }
       break;
     default:
@@ -194,6 +211,10 @@ void GraphCallbacks::OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
   }
   if (t_api_depth > 0 && --t_api_depth > 0) return;
   t_api_kind = GraphApiKind::kNone;
+  // What an instantiation left for its DAG, used below or dropped (a failed call).
+  std::vector<std::pair<CUgraphNode, uint64_t>> clones;
+  clones.swap(t_clones);
+  CUgraph exec_template = std::exchange(t_exec_template, nullptr);
   if (t_window_open) {
     t_window_open = false;
     window_->End();
@@ -213,9 +234,23 @@ void GraphCallbacks::OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
   if (exec == nullptr || cuptiGetGraphExecId(exec, &exec_id) != CUPTI_SUCCESS) return;
   if (kind == GraphApiKind::kCreatesExec) {
     stage_->ExecCreated(exec_id, data.correlationId);
+    if (dags_ != nullptr && exec_template != nullptr) RecordDag(exec_id, exec_template, clones);
   } else {
     stage_->ExecChanged(exec_id, data.correlationId);
   }
+}
+
+void GraphCallbacks::RecordDag(uint32_t exec_id, CUgraph exec_template,
+                               std::vector<std::pair<CUgraphNode, uint64_t>>& clones) {
+  TemplateGraph graph;
+  Status read = ReadTemplateGraph(Driver(), exec_template, &graph);
+  if (!read.ok()) {
+    dags_->CountUnreadable();
+    NODESCOPE_WARN_ONCE("graph_dag_unreadable", "an exec's DAG could not be read: %s",
+                        read.message().c_str());
+    return;
+  }
+  dags_->Add(BuildExecDag(exec_id, graph, std::move(clones)));
 }
 
 void GraphCallbacks::OnLaunchEnter(GraphApiKind kind, const CUpti_CallbackData& data) {

@@ -12,6 +12,7 @@
 
 #include "attribution/stage.h"
 #include "backends/correlation_set.h"
+#include "backends/graph_dag_store.h"
 #include "backends/launch_sampler.h"
 #include "base/status.h"
 #include "model/trace.h"
@@ -52,6 +53,10 @@ class GraphCallbacks {
                  CorrelationSet* kept)
       : stage_(stage), sampler_(sampler), window_(window), kept_(kept) {}
 
+  // Records each exec's DAG (exec_dag.h) into `store` when it is instantiated. Call before
+  // Enable(); `store` must outlive this object.
+  void RecordDags(GraphDagStore* store) { dags_ = store; }
+
   // Enables the RESOURCE domain and the graph API callbacks this class listens to (and the
   // launch calls, when sampling).
   Status Enable(CUpti_SubscriberHandle subscriber);
@@ -67,6 +72,9 @@ class GraphCallbacks {
 
  private:
   void OnGraphNode(CUpti_CallbackId cbid, const CUpti_GraphData& graph);
+  // At a successful instantiate's exit, on its thread: the DAG of `exec_id` into dags_.
+  void RecordDag(uint32_t exec_id, CUgraph exec_template,
+                 std::vector<std::pair<CUgraphNode, uint64_t>>& clones);
 
   struct Counts {
     std::atomic<uint64_t> graphs_created{0};
@@ -84,6 +92,7 @@ class GraphCallbacks {
   LaunchSampler* sampler_ = nullptr;
   LaunchWindow* window_ = nullptr;
   CorrelationSet* kept_ = nullptr;
+  GraphDagStore* dags_ = nullptr;
   // Per cbid, filled by Enable() before any callback can arrive.
   std::vector<GraphApiKind> runtime_api_kind_;
   std::vector<GraphApiKind> driver_api_kind_;
