@@ -292,7 +292,7 @@ std::string DiffHeader(const GraphDiff& d) {
     case GraphMatch::kSameNodes:
       return "graph " + a + " (A) = graph " + b + " (B): the same nodes, other graph ids";
     case GraphMatch::kSameIdOtherNodes:
-      return "graph " + a + ": other nodes in B, matched by node ordinal";
+      return "graph " + a + ": other nodes in B, aligned by name and scope";
     case GraphMatch::kOnlyA:
       return "graph " + a + ": only in A (" + Plural(d.node_count_a, "node", "nodes") + ", " +
              Plural(d.replays_a, "replay", "replays") + ")";
@@ -304,6 +304,11 @@ std::string DiffHeader(const GraphDiff& d) {
 }
 
 std::string DiffNodeLabel(const NodeDiff& n) {
+  if (n.fused()) {
+    return NodeLabel(n.fused_a.front().graph_id, n.fused_a.front().node_id) + ".." +
+           NodeLabel(n.fused_a.back().graph_id, n.fused_a.back().node_id) + "/" +
+           NodeLabel(n.b->graph_id, n.b->node_id);
+  }
   std::string a = n.a ? NodeLabel(n.a->graph_id, n.a->node_id) : "";
   std::string b = n.b ? NodeLabel(n.b->graph_id, n.b->node_id) : "";
   if (!n.a) return b;
@@ -311,6 +316,11 @@ std::string DiffNodeLabel(const NodeDiff& n) {
 }
 
 std::string DiffName(const NodeDiff& n) {
+  if (n.fused()) {
+    std::string names;
+    for (const NodeSide& f : n.fused_a) names += (names.empty() ? "" : " + ") + Cell(f.name);
+    return names + " -> " + Cell(n.b->name);
+  }
   if (n.a && n.b && n.a->name != n.b->name) {
     return Cell(n.a->name) + " -> " + Cell(n.b->name);
   }
@@ -334,21 +344,52 @@ std::string FitDiffName(std::string_view cell, size_t width) {
   return analysis::FitKernelName(cell, width);
 }
 
+// The mean of A's side: the node's, or the sum of the nodes a fusion took the place of.
+std::optional<double> MeanA(const NodeDiff& n) {
+  if (n.a) return n.a->mean_us;
+  if (!n.fused()) return std::nullopt;
+  double sum = 0;
+  for (const NodeSide& f : n.fused_a) sum += f.mean_us;
+  return sum;
+}
+
+// A's scope and B's, one when they agree ("layer0", "layer0 -> layer1").
+std::string DiffScope(const NodeDiff& n) {
+  const std::string_view a = n.a ? n.a->scope : n.fused() ? n.fused_a.front().scope : "";
+  const std::string_view b = n.b ? n.b->scope : "";
+  if (!n.b || a == b) return Cell(a);
+  if (!n.a && !n.fused()) return Cell(b);
+  return Cell(a) + " -> " + Cell(b);
+}
+
 std::string DiffTable(const GraphDiff& d, size_t width) {
   double max_mean = 0;
+  bool scopes = false;
   for (const NodeDiff& n : d.nodes) {
-    if (n.a) max_mean = std::max(max_mean, n.a->mean_us);
+    max_mean = std::max(max_mean, MeanA(n).value_or(0));
     if (n.b) max_mean = std::max(max_mean, n.b->mean_us);
+    scopes = scopes || (n.a && !n.a->scope.empty()) || (n.b && !n.b->scope.empty());
   }
   const TimeUnit unit = UnitFor(max_mean);
-  TextTable table({"node", "mean A", "mean B", "delta", "delta", "name"}, 5);
-  table.SetShortener(5, FitDiffName);
+  // The scope column only where the traces have capture-time ranges.
+  std::vector<std::string> heads = {"node", "mean A", "mean B", "delta", "delta"};
+  if (scopes) heads.push_back("scope");
+  heads.push_back("name");
+  TextTable table(heads, heads.size() - 1);
+  table.SetShortener(heads.size() - 1, FitDiffName);
   table.UnitRow({"", unit.name, unit.name, unit.name});
   for (const NodeDiff& n : d.nodes) {
-    std::string delta = n.a && n.b ? Percent(n.delta_fraction, true) : n.a ? "only A" : "only B";
-    table.Row({DiffNodeLabel(n), n.a ? InUnit(n.a->mean_us, unit) : "-",
-               n.b ? InUnit(n.b->mean_us, unit) : "-", InUnit(n.delta_us, unit), delta,
-               DiffName(n)});
+    std::string delta = n.a && n.b  ? Percent(n.delta_fraction, true)
+                        : n.fused() ? "fused " + to_string(n.fused_a.size())
+                        : n.a       ? "only A"
+                                    : "only B";
+    const std::optional<double> mean_a = MeanA(n);
+    std::vector<std::string> row = {DiffNodeLabel(n), mean_a ? InUnit(*mean_a, unit) : "-",
+                                    n.b ? InUnit(n.b->mean_us, unit) : "-",
+                                    InUnit(n.delta_us, unit), delta};
+    if (scopes) row.push_back(DiffScope(n));
+    row.push_back(DiffName(n));
+    table.Row(row);
   }
   return table.Render(2, width);
 }
@@ -366,6 +407,12 @@ void WriteSide(JsonOutput& o, const std::optional<NodeSide>& side, const std::st
   } else {
     o.Raw("null");
   }
+  o.Raw(",\"scope" + suffix + "\":");
+  if (side) {
+    o.String(side->scope);
+  } else {
+    o.Raw("null");
+  }
   o.Raw(",\"replays" + suffix + "\":" + (side ? to_string(side->replays) : "null"));
   o.Raw(",\"mean" + suffix + "_us\":" + (side ? JsonUs(side->mean_us) : "null"));
 }
@@ -378,19 +425,35 @@ std::string DiffTextGraph(const GraphDiff& d, size_t width) {
   std::string out;
   out += "\n" + DiffHeader(d) + "\n";
   if (d.graph_a && d.graph_b) {
-    const size_t only_a = d.node_count_a - d.matched;
-    const size_t only_b = d.node_count_b - d.matched;
+    size_t fused_a = 0;
+    for (const NodeDiff& n : d.nodes) fused_a += n.fused_a.size();
+    const size_t only_a =
+        d.node_count_a - d.matched - std::min(fused_a, d.node_count_a - d.matched);
+    const size_t only_b =
+        d.node_count_b - d.matched - std::min(d.fused, d.node_count_b - d.matched);
     Label(out, "replays", "A " + to_string(d.replays_a) + "   B " + to_string(d.replays_b));
     Label(out, "GPU time per replay",
           "p50 A " + Duration(d.gpu_p50_a_us) + "   B " + Duration(d.gpu_p50_b_us) + "   (" +
               Percent(d.gpu_p50_a_us > 0 ? d.gpu_p50_b_us / d.gpu_p50_a_us - 1 : NAN, true) + ")");
     Label(out, "nodes",
-          to_string(d.matched) + " matched, " + to_string(only_a) + " only in A, " +
-              to_string(only_b) + " only in B" +
-              (d.nodes.size() < d.matched + only_a + only_b ? " (top rows shown)" : ""));
+          to_string(d.matched) + " matched, " +
+              (d.fused > 0 ? to_string(d.fused) + " fused (from " + to_string(fused_a) + " of A), "
+                           : std::string()) +
+              to_string(only_a) + " only in A, " + to_string(only_b) + " only in B" +
+              (d.nodes.size() < d.matched + d.fused + only_a + only_b ? " (top rows shown)" : ""));
   }
   out += "\n" + DiffTable(d, width);
   return out;
+}
+
+// A fusion's node ids of A, separated by `sep` (empty for other rows).
+std::string FusedIds(const NodeDiff& n, const char* sep = ";") {
+  std::string ids;
+  for (const NodeSide& f : n.fused_a) {
+    if (!ids.empty()) ids += sep;
+    ids += to_string(f.node_id);
+  }
+  return ids;
 }
 
 std::string DiffCsvGraph(const GraphDiff& d) {
@@ -404,7 +467,8 @@ std::string DiffCsvGraph(const GraphDiff& d) {
                                   b ? CsvField(b->name) : "",     a ? to_string(a->replays) : "",
                                   b ? to_string(b->replays) : "", a ? CsvUs(a->mean_us) : "",
                                   b ? CsvUs(b->mean_us) : "",     CsvUs(n.delta_us),
-                                  CsvFraction(n.delta_fraction)};
+                                  CsvFraction(n.delta_fraction),  a ? CsvField(a->scope) : "",
+                                  b ? CsvField(b->scope) : "",    FusedIds(n)};
     for (size_t i = 0; i < std::size(fields); ++i) out += (i ? "," : "") + fields[i];
     out += "\r\n";
   }
@@ -420,14 +484,16 @@ std::string DiffJsonGraph(const GraphDiff& d, bool first) {
   o.Raw(",\"replays_a\":" + to_string(d.replays_a) + ",\"replays_b\":" + to_string(d.replays_b));
   o.Raw(",\"gpu_per_replay_p50_us_a\":" + JsonUs(d.gpu_p50_a_us) +
         ",\"gpu_per_replay_p50_us_b\":" + JsonUs(d.gpu_p50_b_us));
-  o.Raw(",\"node_count_a\":" + to_string(d.node_count_a) + ",\"node_count_b\":" +
-        to_string(d.node_count_b) + ",\"matched\":" + to_string(d.matched) + ",\"nodes\":[");
+  o.Raw(",\"node_count_a\":" + to_string(d.node_count_a) +
+        ",\"node_count_b\":" + to_string(d.node_count_b) + ",\"matched\":" + to_string(d.matched) +
+        ",\"fused\":" + to_string(d.fused) + ",\"nodes\":[");
   for (size_t k = 0; k < d.nodes.size(); ++k) {
     const NodeDiff& n = d.nodes[k];
     o.Raw(k ? ",{" : "{");
     WriteSide(o, n.a, "_a");
     o.Char(',');
     WriteSide(o, n.b, "_b");
+    o.Raw(",\"fused_node_ids_a\":[" + FusedIds(n, ",") + "]");
     o.Raw(",\"delta_us\":" + JsonUs(n.delta_us) +
           ",\"delta_fraction\":" + JsonFraction(n.delta_fraction) + "}");
   }
@@ -440,7 +506,8 @@ std::string DiffJsonGraph(const GraphDiff& d, bool first) {
 std::string DiffBegin(NodesFormat format, const std::string& path_a, const std::string& path_b) {
   if (format == NodesFormat::kCsv) {
     return "graph_match,graph_id_a,node_id_a,graph_id_b,node_id_b,name_a,name_b,replays_a,"
-           "replays_b,mean_a_us,mean_b_us,delta_us,delta_fraction\r\n";
+           "replays_b,mean_a_us,mean_b_us,delta_us,delta_fraction,scope_a,scope_b,"
+           "fused_node_ids_a\r\n";
   }
   if (format == NodesFormat::kJson) {
     StringJsonOutput o;

@@ -186,17 +186,18 @@ TEST(NodesOutput, DiffAgainstItself) {
             "  GPU time per replay     p50 A 5.000 us   B 5.000 us   (+0.0%)\n"
             "  nodes                   2 matched, 0 only in A, 0 only in B\n"
             "\n"
-            "  node mean A mean B delta delta  name\n"
+            "  node mean A mean B delta delta scope  name\n"
             "           us     us    us\n"
-            "     0  5.000  5.000 0.000 +0.0%  void k<2>(float*, int)\n"
-            "     1  1.000  1.000 0.000 +0.0%  Memset (Device)\n");
+            "     0  5.000  5.000 0.000 +0.0%  step  void k<2>(float*, int)\n"
+            "     1  1.000  1.000 0.000 +0.0%        Memset (Device)\n");
   EXPECT_EQ(DiffCsv(diff),
             "graph_match,graph_id_a,node_id_a,graph_id_b,node_id_b,name_a,name_b,replays_a,"
-            "replays_b,mean_a_us,mean_b_us,delta_us,delta_fraction\r\n"
+            "replays_b,mean_a_us,mean_b_us,delta_us,delta_fraction,scope_a,scope_b,"
+            "fused_node_ids_a\r\n"
             "same_id,5,21474836480,5,21474836480,\"void k<2>(float*, int)\",\"void k<2>(float*, "
-            "int)\",2,2,5.000,5.000,0.000,0.000000\r\n"
+            "int)\",2,2,5.000,5.000,0.000,0.000000,step,step,\r\n"
             "same_id,5,21474836481,5,21474836481,Memset (Device),Memset (Device),2,2,1.000,1.000,"
-            "0.000,0.000000\r\n");
+            "0.000,0.000000,,,\r\n");
   EXPECT_EQ(DiffJson("a.json", "b.json", {}),
             "{\"trace_a\":\"a.json\",\"trace_b\":\"b.json\","
             "\"graphs\":[]}\n");

@@ -7,6 +7,8 @@
 #include <map>
 #include <utility>
 
+#include "analysis/stats/node_align.h"
+
 namespace nodescope::analysis {
 namespace {
 
@@ -181,7 +183,27 @@ bool SameNames(const Sequence& x, const Sequence& y) {
 }
 
 NodeSide Side(const NodeStats& n) {
-  return NodeSide{n.graph_id, n.node_id, n.name, n.replays, n.mean_us, n.total_us};
+  return NodeSide{n.graph_id, n.node_id, n.name, n.scope, n.replays, n.mean_us, n.total_us};
+}
+
+NodeDiff Fused(const Sequence& a, size_t begin, size_t end, const NodeStats& b) {
+  NodeDiff d;
+  d.b = Side(b);
+  double sum = 0;
+  for (size_t i = begin; i < end; ++i) {
+    d.fused_a.push_back(Side(*a[i]));
+    sum += a[i]->mean_us;
+  }
+  d.delta_us = b.mean_us - sum;
+  d.delta_fraction = sum > 0 ? d.delta_us / sum : kNaN;
+  return d;
+}
+
+std::vector<AlignNode> AlignInput(const Sequence& s) {
+  std::vector<AlignNode> out;
+  out.reserve(s.size());
+  for (const NodeStats* n : s) out.push_back({n->name, n->scope, -1});
+  return out;
 }
 
 NodeDiff Matched(const NodeStats& a, const NodeStats& b) {
@@ -201,19 +223,21 @@ NodeDiff OnlyIn(const NodeStats& n, bool in_a) {
   return d;
 }
 
-// Orders and cuts the three groups of `nodes` (matched, only in A, only in B).
+// Orders and cuts the four groups of `nodes` (matched, fused, only in A, only in B).
 void Arrange(std::vector<NodeDiff>& nodes, size_t top) {
-  auto group = [](const NodeDiff& d) { return d.a && d.b ? 0 : d.a ? 1 : 2; };
+  auto group = [](const NodeDiff& d) { return d.a && d.b ? 0 : d.fused() ? 1 : d.a ? 2 : 3; };
   auto key_id = [](const NodeDiff& d) { return d.a ? d.a->node_id : d.b->node_id; };
+  auto key = [&](const NodeDiff& d) {
+    return group(d) <= 1 ? std::fabs(d.delta_us) : d.a ? d.a->total_us : d.b->total_us;
+  };
   std::sort(nodes.begin(), nodes.end(), [&](const NodeDiff& x, const NodeDiff& y) {
     if (group(x) != group(y)) return group(x) < group(y);
-    double kx = group(x) == 0 ? std::fabs(x.delta_us) : x.a ? x.a->total_us : x.b->total_us;
-    double ky = group(y) == 0 ? std::fabs(y.delta_us) : y.a ? y.a->total_us : y.b->total_us;
+    const double kx = key(x), ky = key(y);
     return kx != ky ? kx > ky : key_id(x) < key_id(y);
   });
   if (top == 0) return;
   std::vector<NodeDiff> kept;
-  size_t in_group[3] = {0, 0, 0};
+  size_t in_group[4] = {0, 0, 0, 0};
   for (NodeDiff& d : nodes) {
     if (in_group[group(d)]++ < top) kept.push_back(std::move(d));
   }
@@ -245,21 +269,28 @@ GraphDiff DiffPair(const GraphStats* a, const Sequence* seq_a, const GraphStats*
     for (size_t k = 0; k < seq_a->size(); ++k)
       d.nodes.push_back(Matched(*(*seq_a)[k], *(*seq_b)[k]));
   } else {
-    size_t i = 0, j = 0;
-    while (i < seq_a->size() || j < seq_b->size()) {
-      if (j == seq_b->size() ||
-          (i < seq_a->size() && Ordinal((*seq_a)[i]->node_id) < Ordinal((*seq_b)[j]->node_id))) {
-        d.nodes.push_back(OnlyIn(*(*seq_a)[i++], true));
-      } else if (i == seq_a->size() ||
-                 Ordinal((*seq_b)[j]->node_id) < Ordinal((*seq_a)[i]->node_id)) {
-        d.nodes.push_back(OnlyIn(*(*seq_b)[j++], false));
-      } else {
-        d.nodes.push_back(Matched(*(*seq_a)[i++], *(*seq_b)[j++]));
+    const AlignResult aligned = AlignNodes(AlignInput(*seq_a), AlignInput(*seq_b));
+    for (const AlignStep& step : aligned.steps) {
+      switch (step.kind) {
+        case AlignKind::kPaired:
+          d.nodes.push_back(Matched(*(*seq_a)[step.a_begin], *(*seq_b)[step.b]));
+          break;
+        case AlignKind::kOnlyA:
+          d.nodes.push_back(OnlyIn(*(*seq_a)[step.a_begin], true));
+          break;
+        case AlignKind::kOnlyB:
+          d.nodes.push_back(OnlyIn(*(*seq_b)[step.b], false));
+          break;
+        case AlignKind::kFused:
+          d.nodes.push_back(Fused(*seq_a, step.a_begin, step.a_end, *(*seq_b)[step.b]));
+          break;
       }
     }
   }
   d.matched = static_cast<size_t>(
       std::count_if(d.nodes.begin(), d.nodes.end(), [](const NodeDiff& n) { return n.a && n.b; }));
+  d.fused = static_cast<size_t>(
+      std::count_if(d.nodes.begin(), d.nodes.end(), [](const NodeDiff& n) { return n.fused(); }));
   Arrange(d.nodes, top);
   return d;
 }

@@ -102,9 +102,11 @@ void ForEachGraphStats(const GraphNodes& trace, const NodeStatsOptions& options,
 //   3. the same graph id (the node sequences differ).
 // A graph's node sequence is the names of its nodes in node-ordinal order (node id & 0xffffffff);
 // two sequences are the same when they have as many nodes and equal names position by position.
-// Nodes of a pair from passes 1 and 2 match position by position; in pass 3 they match by node
-// ordinal, so a matched node may have another name in B (an optimization swapped its kernel).
-// Nodes left unmatched, and all nodes of unpaired graphs, are "only in A" / "only in B".
+// Nodes of a pair from passes 1 and 2 match position by position; in pass 3 the two node lists
+// (in ordinal order) are aligned (node_align.h): nodes pair only where their names agree,
+// preferring pairs whose scope agrees too, so a node removed, added or fused away does not shift
+// the later pairs; one node of B taking the place of two or more consecutive nodes of A is a
+// fusion. Nodes left unmatched, and all nodes of unpaired graphs, are "only in A" / "only in B".
 enum class GraphMatch : uint8_t { kSameIdSameNodes, kSameNodes, kSameIdOtherNodes, kOnlyA, kOnlyB };
 const char* GraphMatchName(GraphMatch match);  // "same_id", "same_nodes", ...
 
@@ -112,6 +114,7 @@ struct NodeSide {
   uint64_t graph_id = 0;
   uint64_t node_id = 0;
   std::string_view name;
+  std::string_view scope;  // the capture-time range path, if any
   uint64_t replays = 0;
   double mean_us = 0;
   double total_us = 0;
@@ -120,8 +123,12 @@ struct NodeSide {
 struct NodeDiff {
   std::optional<NodeSide> a;
   std::optional<NodeSide> b;
-  double delta_us = 0;        // b->mean_us - a->mean_us; NaN unless matched
+  // A fusion (graphs paired by id whose node lists differ): `b` stands for these consecutive
+  // nodes of A, and `a` is empty; the deltas are against the sum of their means.
+  std::vector<NodeSide> fused_a;
+  double delta_us = 0;        // b->mean_us - a->mean_us; NaN unless matched or fused
   double delta_fraction = 0;  // delta_us / a->mean_us; NaN unless matched with a->mean_us > 0
+  bool fused() const { return !fused_a.empty(); }
 };
 
 struct GraphDiff {
@@ -134,10 +141,12 @@ struct GraphDiff {
   double gpu_p50_b_us = 0;
   size_t node_count_a = 0;
   size_t node_count_b = 0;
-  // Matched nodes by |delta_us| descending (ties by A's node id), then nodes only in A, then only
-  // in B (each by total descending). --top applies to each of the three groups.
+  // Matched nodes by |delta_us| descending (ties by A's node id), then fusions (by |delta_us|),
+  // then nodes only in A, then only in B (each by total descending). --top applies to each of
+  // the four groups.
   std::vector<NodeDiff> nodes;
   size_t matched = 0;                                    // nodes matched, also when cut by --top
+  size_t fused = 0;                                      // fusions, also when cut by --top
   std::shared_ptr<const NamePool> strings_a, strings_b;  // hold the nodes' names
 };
 

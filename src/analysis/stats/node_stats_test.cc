@@ -326,17 +326,20 @@ TEST(NodeDiff, MatchesGraphsAcrossRuns) {
   EXPECT_EQ(g9.match, GraphMatch::kSameIdOtherNodes);
   EXPECT_EQ(g9.graph_a, 9u);
   EXPECT_EQ(g9.graph_b, 9u);
-  EXPECT_EQ(g9.matched, 2u);
-  ASSERT_EQ(g9.nodes.size(), 3u);
-  // small (2 us) -> small_v2 (1 us): -1 us, matched by ordinal; tiny 1 -> 1.5: +0.5 us.
-  EXPECT_EQ(g9.nodes[0].a->name, "void small(float*)");
-  EXPECT_EQ(g9.nodes[0].b->name, "void small_v2(float*)");
-  EXPECT_DOUBLE_EQ(g9.nodes[0].delta_us, -1);
-  EXPECT_EQ(g9.nodes[1].a->name, "void tiny(float*)");
-  EXPECT_DOUBLE_EQ(g9.nodes[1].delta_fraction, 0.5);
+  // Aligned by name: only tiny pairs (1 -> 1.5 us: +50 %); small and small_v2 differ in name, so
+  // small is only in A and small_v2, like extra, only in B (before: paired by ordinal).
+  EXPECT_EQ(g9.matched, 1u);
+  EXPECT_EQ(g9.fused, 0u);
+  ASSERT_EQ(g9.nodes.size(), 4u);
+  EXPECT_EQ(g9.nodes[0].a->name, "void tiny(float*)");
+  EXPECT_EQ(g9.nodes[0].b->name, "void tiny(float*)");
+  EXPECT_DOUBLE_EQ(g9.nodes[0].delta_fraction, 0.5);
+  EXPECT_EQ(g9.nodes[1].a->name, "void small(float*)");
+  EXPECT_FALSE(g9.nodes[1].b.has_value());
   EXPECT_FALSE(g9.nodes[2].a.has_value());
-  EXPECT_EQ(g9.nodes[2].b->name, "void extra(float*)");
-  EXPECT_TRUE(std::isnan(g9.nodes[2].delta_us));
+  EXPECT_EQ(g9.nodes[2].b->name, "void small_v2(float*)");
+  EXPECT_EQ(g9.nodes[3].b->name, "void extra(float*)");
+  EXPECT_TRUE(std::isnan(g9.nodes[3].delta_us));
 
   EXPECT_EQ(diff[2].match, GraphMatch::kOnlyA);
   EXPECT_EQ(diff[2].graph_a, 20u);
@@ -356,8 +359,46 @@ TEST(NodeDiff, MatchesGraphsAcrossRuns) {
   EXPECT_EQ(only12[0].matched, 3u);
   std::vector<GraphDiff> top9 = DiffNodeStats(a, b, {.graph_id = 9, .top = 1});
   ASSERT_EQ(top9.size(), 1u);
-  ASSERT_EQ(top9[0].nodes.size(), 2u);  // one matched, one only in B
-  EXPECT_FALSE(top9[0].nodes[1].a.has_value());
+  ASSERT_EQ(top9[0].nodes.size(), 3u);  // one matched, one only in A, one only in B
+  EXPECT_FALSE(top9[0].nodes[1].b.has_value());
+  EXPECT_FALSE(top9[0].nodes[2].a.has_value());
+}
+
+// A chain against the same chain with two nodes fused (issue 30): every node present in both
+// pairs with itself, and the fusion is reported against the time of the nodes it replaced.
+TEST(NodeDiff, AFusedNodeDoesNotShiftTheRest) {
+  std::vector<Event> a, b;
+  const char* names[] = {"k0", "k1", "add", "relu", "k4", "k5"};
+  for (int r = 0; r < 4; ++r) {
+    for (int i = 0; i < 6; ++i)
+      a.push_back({"kernel", names[i], 100.0 * r + i, 2, r, 4, static_cast<uint64_t>(i), ""});
+    uint64_t ordinal = 0;
+    for (int i = 0; i < 6; ++i) {
+      if (i == 3) continue;
+      const std::string name = i == 2 ? "add_relu" : names[i];
+      b.push_back({"kernel", name, 100.0 * r + i, i == 2 ? 3.0 : 2.0, r, 4, ordinal++, ""});
+    }
+  }
+  std::vector<GraphDiff> diff = DiffNodeStats(ComputeNodeStats(Read(a)), ComputeNodeStats(Read(b)));
+  ASSERT_EQ(diff.size(), 1u);
+  const GraphDiff& g = diff[0];
+  EXPECT_EQ(g.match, GraphMatch::kSameIdOtherNodes);
+  EXPECT_EQ(g.matched, 4u);
+  EXPECT_EQ(g.fused, 1u);
+  ASSERT_EQ(g.nodes.size(), 5u);
+  for (size_t i = 0; i < 4; ++i) {
+    ASSERT_TRUE(g.nodes[i].a && g.nodes[i].b);
+    EXPECT_EQ(g.nodes[i].a->name, g.nodes[i].b->name);
+    EXPECT_DOUBLE_EQ(g.nodes[i].delta_us, 0);
+  }
+  const NodeDiff& fused = g.nodes[4];
+  ASSERT_TRUE(fused.fused());
+  ASSERT_EQ(fused.fused_a.size(), 2u);
+  EXPECT_EQ(fused.fused_a[0].name, "add");
+  EXPECT_EQ(fused.fused_a[1].name, "relu");
+  EXPECT_EQ(fused.b->name, "add_relu");
+  EXPECT_DOUBLE_EQ(fused.delta_us, -1);  // 3 us for 2 + 2
+  EXPECT_DOUBLE_EQ(fused.delta_fraction, -0.25);
 }
 
 TEST(NodeDiff, SequencesWinOverCoincidentIds) {
