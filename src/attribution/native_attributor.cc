@@ -2,6 +2,9 @@
 // node, what it runs), and per-record verification.
 #include "attribution/native_attributor.h"
 
+#include <algorithm>
+#include <cstddef>
+
 #include "base/diagnostics.h"
 
 namespace nodescope {
@@ -88,6 +91,16 @@ void NativeIdAttributor::Report(AttributionInfo* info) const {
   for (size_t r = 0; r < kWithheldReasonName.size(); ++r) {
     info->withheld.emplace_back(kWithheldReasonName[r], withheld_.by_reason[r]);
   }
+}
+
+void NativeIdAttributor::RenamedNodes(uint64_t graph_id,
+                                      std::vector<std::pair<uint64_t, uint64_t>>* out) const {
+  if (graph_id >= space_.graph_id_limit) return;
+  const size_t first = out->size();
+  keys_.ForEachNewOrdinal(static_cast<uint32_t>(graph_id), [&](uint32_t issued, uint32_t native) {
+    out->emplace_back((graph_id << 32) | issued, (graph_id << 32) | native);
+  });
+  std::sort(out->begin() + static_cast<std::ptrdiff_t>(first), out->end());
 }
 
 }  // namespace nodescope

@@ -48,6 +48,9 @@ class NativeIdAttributor {
   const WithheldCounts& withheld() const { return withheld_; }
   // Node ids issued because a node was changed to run something else.
   uint64_t new_node_ids_issued() const { return keys_.new_ordinals_issued(); }
+  // The node ids issued for `graph_id`'s nodes changed in place, each with the node id of the
+  // node it runs at (GraphDag::renamed), sorted. Decoding thread (or under its lock).
+  void RenamedNodes(uint64_t graph_id, std::vector<std::pair<uint64_t, uint64_t>>* out) const;
   // Execs whose id is at or past KeySpace::graph_id_limit (their records are withheld).
   uint64_t graph_ids_past_limit() const { return past_limit_.size(); }
   // In-place changes reported through OnExecChanged.

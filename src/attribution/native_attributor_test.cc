@@ -139,6 +139,15 @@ TEST(NativeIdAttributor, SetParamsSwappingOneKernelGivesThreeKeys) {
   EXPECT_EQ(keys.Count(7, NodeId(7, 0)), 150);
   EXPECT_EQ(keys.Count(7, NodeId(7, 1)), 300) << "the untouched node keeps its key";
   EXPECT_EQ(keys.Count(7, NodeId(7, 0xffffffffu)), 150);
+  // The DAG's "renamed": the new id runs at node 0; other graphs have none.
+  std::vector<std::pair<uint64_t, uint64_t>> renamed;
+  engine.RenamedNodes(7, &renamed);
+  ASSERT_EQ(renamed.size(), 1u);
+  EXPECT_EQ(renamed[0].first, NodeId(7, 0xffffffffu));
+  EXPECT_EQ(renamed[0].second, NodeId(7, 0));
+  renamed.clear();
+  engine.RenamedNodes(8, &renamed);
+  EXPECT_TRUE(renamed.empty());
 }
 
 // Row 4: update to a graph of 4 different kernels (work launched before it still in flight when

@@ -94,6 +94,17 @@ class NodeKeyTable {
 
   uint64_t new_ordinals_issued() const { return new_ordinals_issued_; }
 
+  // Every new ordinal issued for `graph_id`, with the native ordinal whose node it runs at:
+  // (new ordinal, native ordinal), in no particular order.
+  template <typename F>
+  void ForEachNewOrdinal(uint32_t graph_id, F&& f) const {
+    auto it = graphs_.find(graph_id);
+    if (it == graphs_.end()) return;
+    for (const auto& [key, ordinal] : it->second.alternates) {
+      f(ordinal, static_cast<uint32_t>(key >> 32));
+    }
+  }
+
  private:
   struct Alternate {
     uint32_t identity = kUnknown;  // the last other thing seen at a node, and its new ordinal

@@ -44,6 +44,11 @@ class NativeIdStage final : public AttributionStage {
     });
   }
 
+  void RenamedNodes(uint64_t graph_id,
+                    std::vector<std::pair<uint64_t, uint64_t>>* out) const override {
+    if (attributor_ != nullptr) attributor_->RenamedNodes(graph_id, out);
+  }
+
   void Report(AttributionInfo* info) const override {
     info->mode = attributor_ != nullptr ? "native" : "disabled";
     if (attributor_ == nullptr) return;

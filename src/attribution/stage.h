@@ -63,6 +63,10 @@ class AttributionStage {
   virtual void Finish(ChunkedVector<GpuActivity>& /*gpu*/) {}
   // The stage's own counts for the trace header (Trace::counters), once Finish() has run.
   virtual void AddCounters(std::vector<std::pair<std::string, int64_t>>* /*counters*/) const {}
+  // Node ids the stage issued for `graph_id`'s nodes changed in place, each with the node id
+  // (the vendor's) of the node it runs at (GraphDag::renamed). Under the decode lock.
+  virtual void RenamedNodes(uint64_t /*graph_id*/,
+                            std::vector<std::pair<uint64_t, uint64_t>>* /*out*/) const {}
 };
 
 // For SDKs whose records carry the vendor's graph and node ids (CUPTI). With `graph_attribution`

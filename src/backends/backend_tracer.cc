@@ -1,6 +1,8 @@
 // The tracer skeleton (backend_tracer.h).
 #include "backends/backend_tracer.h"
 
+#include <memory>
+#include <utility>
 #include <vector>
 
 namespace nodescope {
@@ -61,8 +63,8 @@ Status BackendTracer::SnapshotWindow(Trace* out, bool release) {
     out->drops.buffers_refused += buffers_refused_.load(std::memory_order_relaxed);
     AddCounters(out, /*at_stop=*/false);
     stage_->Report(&out->attribution);
+    AddGraphDags(out);
   }
-  AddGraphDags(out);
   Describe(out);
   FinishWindowCopy(out);  // a capture's records a later batch would decide: without keys
   return OkStatus();
@@ -71,6 +73,16 @@ Status BackendTracer::SnapshotWindow(Trace* out, bool release) {
 void BackendTracer::AddGraphDags(Trace* trace) const {
   if (!records_dags_) return;
   trace->graph_dags = dags_.Snapshot();
+  // The node ids the stage issued since (under the decode lock, as the stage needs).
+  std::vector<std::pair<uint64_t, uint64_t>> renamed;
+  for (std::shared_ptr<const GraphDag>& dag : trace->graph_dags) {
+    renamed.clear();
+    stage_->RenamedNodes(dag->graph_id, &renamed);
+    if (renamed.empty()) continue;
+    auto copy = std::make_shared<GraphDag>(*dag);
+    copy->renamed = renamed;
+    dag = std::move(copy);
+  }
   dags_.AddCounters(&trace->counters);
 }
 

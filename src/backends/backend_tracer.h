@@ -132,7 +132,7 @@ class BackendTracer : public Tracer {
   bool running_ = false;
   GraphDagStore dags_;
   bool records_dags_ = false;
-  void AddGraphDags(Trace* trace) const;
+  void AddGraphDags(Trace* trace) const;  // under the decode lock
 };
 
 }  // namespace nodescope

@@ -40,9 +40,9 @@ def dag_and_names(trace, name):
         names[e["args"]["graph node id"]].add(e["name"])
     if dag is None:
         return None, names
-    ids = {n[0] for n in dag["nodes"]}
+    ids = {n[0] for n in dag["nodes"]} | {r[0] for r in dag["renamed"]}
     missing = [k for k in names if k not in ids]
-    c.check(not missing, f"{name}: every keyed kernel's node id is a node of the DAG "
+    c.check(not missing, f"{name}: every keyed kernel's node id is a node of the DAG or renamed "
             f"({len(names)} keys, {len(ids)} nodes, missing {missing[:3]})")
     return dag, names
 
@@ -94,6 +94,15 @@ if trace is not None:
         edges = named_edges(dag, names)
         c.check(edges[("void k<10>(float*)", "void k<11>(float*)", "full")] == 1,
                 f"child: the body's edge k<10> -> k<11> ({dict(edges)})")
+
+trace, _ = trace_of("setparams", [graph_cases, "setparams"])
+if trace is not None:
+    dag, names = dag_and_names(trace, "setparams")
+    if dag is not None:
+        ids = {n[0] for n in dag["nodes"]}
+        c.check(len(dag["renamed"]) == 1 and dag["renamed"][0][1] in ids,
+                f"setparams: the swapped node's new id is renamed to its DAG node "
+                f"({dag['renamed']})")
 
 trace, _ = trace_of("while", [graph_cases, "while"])
 if trace is not None:
