@@ -7,11 +7,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "analysis/stats/node_series.h"
 #include "analysis/stats/node_stats.h"
+#include "analysis/stats/trace_overview.h"
 #include "base/terminal_text.h"
 #include "cli_io.h"
 #include "nodes_output.h"
@@ -29,9 +31,11 @@ struct NodesOptions {
   std::vector<std::string> traces;
   std::string trace;  // traces[0]
   std::string diff;   // empty: no comparison
-  uint64_t graph = 0;
+  std::string graph;  // an id or a stable name
   bool graph_set = false;
   size_t top = 0;
+  size_t rows = 0;
+  bool rows_set = false;
   bool csv = false;
   bool json = false;
   size_t width = kDefaultWidth;
@@ -132,18 +136,28 @@ std::unique_ptr<analysis::GraphNodes> Load(const std::string& path,
   return std::make_unique<analysis::GraphNodes>(std::move(nodes).value());
 }
 
+// "1 (graph-1a2b3c4d), 2 (...), ..." : the first graphs' ids and names.
 std::string GraphIds(const analysis::GraphNodes& trace) {
   constexpr size_t kListed = 10;
-  std::vector<uint64_t> ids;
-  for (const analysis::NodeSeries& n : trace.nodes) {
-    if (ids.empty() || ids.back() != n.graph_id) ids.push_back(n.graph_id);
-  }
+  const std::vector<std::pair<uint64_t, std::string>> names = analysis::GraphNames(trace);
   std::string out;
-  for (size_t i = 0; i < ids.size() && i < kListed; ++i) {
-    out += (i ? ", " : "") + std::to_string(ids[i]);
+  for (size_t i = 0; i < names.size() && i < kListed; ++i) {
+    if (i > 0) out += ", ";
+    out += std::to_string(names[i].first) + " " + names[i].second;
   }
-  if (ids.size() > kListed) out += ", ...";
+  if (names.size() > kListed) out += ", ...";
   return out;
+}
+
+// The graph --graph names in `trace` (an id or a stable name), or nullopt.
+std::optional<uint64_t> GraphOf(const NodesOptions& opts, const analysis::GraphNodes& trace) {
+  return analysis::FindGraph(trace, opts.graph);
+}
+
+// Node rows per graph: --rows, or, where graphs are not ranked (--graph, --diff), --top as it
+// meant before --rows existed.
+size_t RowsPerGraph(const NodesOptions& opts, bool graphs_ranked) {
+  return opts.rows_set || graphs_ranked ? opts.rows : opts.top;
 }
 
 size_t OutputWidth(const NodesOptions& opts) {
@@ -190,13 +204,20 @@ int NodesAcrossRanks(const NodesOptions& opts, StatusOr<RankTraces> traces) {
     return kNoGraphs;
   }
   analysis::NodeStatsOptions filter;
-  if (opts.graph_set) filter.graph_id = opts.graph;
-  filter.top = opts.top;
-  std::vector<analysis::CrossGraph> graphs = analysis::CompareRanks(traces->inputs, filter);
+  const analysis::GraphNodes& reference = *traces->inputs[0].nodes;
+  std::optional<uint64_t> wanted;
+  if (opts.graph_set) wanted = GraphOf(opts, reference);
+  if (opts.graph_set && !wanted) {
+    PrintError("nodes", "no graph " + opts.graph + " in " + traces->inputs[0].source +
+                            " (the first rank's graphs: " + GraphIds(reference) + ")");
+    return kNoGraphs;
+  }
+  filter.graph_id = wanted;
+  filter.top = RowsPerGraph(opts, !opts.graph_set);
+  std::vector<analysis::CrossGraph> graphs =
+      RankedCrossGraphs(traces->inputs, filter, opts.graph_set ? 0 : opts.top);
   if (graphs.empty()) {
-    PrintError("nodes",
-               "no graph " + std::to_string(opts.graph) + " in " + traces->inputs[0].source +
-                   " (the first rank's graph ids: " + GraphIds(*traces->inputs[0].nodes) + ")");
+    PrintError("nodes", "no graph-launched work with graph keys in " + traces->inputs[0].source);
     return kNoGraphs;
   }
   const NodesFormat format = opts.csv    ? NodesFormat::kCsv
@@ -240,24 +261,22 @@ int Nodes(const NodesOptions& opts) {
     if (b == nullptr) return rc;
   }
   analysis::NodeStatsOptions filter;
-  if (opts.graph_set) filter.graph_id = opts.graph;
-  filter.top = opts.top;
+  filter.top = RowsPerGraph(opts, b == nullptr && !opts.graph_set);
   const size_t width = OutputWidth(opts);
+  const NodesFormat format = opts.csv    ? NodesFormat::kCsv
+                             : opts.json ? NodesFormat::kJson
+                                         : NodesFormat::kText;
 
   if (b == nullptr) {
-    const bool found = !opts.graph_set || std::any_of(a->nodes.begin(), a->nodes.end(),
-                                                      [&](const analysis::NodeSeries& n) {
-                                                        return n.graph_id == opts.graph;
-                                                      });
-    if (!found) {
-      PrintError("nodes", "no graph " + std::to_string(opts.graph) + " in " + opts.trace +
-                              " (graph ids: " + GraphIds(*a) + ")");
-      return kNoGraphs;
+    std::optional<uint64_t> wanted;
+    if (opts.graph_set) {
+      wanted = GraphOf(opts, *a);
+      if (!wanted) {
+        PrintError("nodes", "no graph " + opts.graph + " in " + opts.trace +
+                                " (graphs: " + GraphIds(*a) + ")");
+        return kNoGraphs;
+      }
     }
-    // Written a graph at a time: the output of many graphs is never held whole.
-    const NodesFormat format = opts.csv    ? NodesFormat::kCsv
-                               : opts.json ? NodesFormat::kJson
-                                           : NodesFormat::kText;
     LeftOut left_out{a->untracked_events, opts.limits.max_nodes};
     if (a->metadata.sampling.has_value()) {
       left_out.sampled_every = a->metadata.sampling->every;
@@ -265,34 +284,43 @@ int Nodes(const NodesOptions& opts) {
       left_out.graph_launches = a->metadata.sampling->graph_launches;
       left_out.graph_launches_traced = a->metadata.sampling->graph_launches_traced;
     }
-    // Batched into writes of about 1 MiB.
+    // The overview ranks every graph; the details follow for those shown, heaviest first, or
+    // for the one --graph names. Written a graph at a time: the output of many graphs is never
+    // held whole, in batches of about 1 MiB.
+    analysis::TraceOverview overview = analysis::ComputeOverview(*a);
+    analysis::KeepTop(overview, opts.graph_set ? 0 : opts.top);
     constexpr size_t kBatchBytes = size_t{1} << 20;
-    std::string pending = NodesBegin(format, opts.trace, left_out);
-    int rc_out = kOk;
+    std::string pending =
+        NodesBegin(format, opts.trace, left_out, opts.graph_set ? nullptr : &overview, width);
     bool first = true;
-    analysis::ForEachGraphStats(*a, filter, [&](analysis::GraphStats&& g) {
+    for (analysis::GraphStats& g : overview.graphs) {
+      if (wanted && g.graph_id != *wanted) continue;
+      analysis::ComputeGraphRows(*a, filter.top, g);
       pending += NodesGraph(format, g, first, width);
       first = false;
-      if (pending.size() < kBatchBytes) return true;
-      rc_out = Write(pending);
+      g.nodes = {};
+      if (pending.size() < kBatchBytes) continue;
+      if (Write(pending) != kOk) return kUnreadable;
       pending.clear();
-      return rc_out == kOk;
-    });
-    if (rc_out == kOk) rc_out = Write(pending + NodesEnd(format));
-    return rc_out;
+    }
+    return Write(pending + NodesEnd(format));
+  }
+  if (opts.graph_set) {
+    filter.graph_id = GraphOf(opts, *a);
+    if (!filter.graph_id) filter.graph_id = GraphOf(opts, *b);
+    if (!filter.graph_id) {
+      PrintError("nodes", "no graph " + opts.graph + " in " + opts.trace + " (graphs: " +
+                              GraphIds(*a) + ") nor in " + opts.diff + " (" + GraphIds(*b) + ")");
+      return kNoGraphs;
+    }
   }
   std::vector<analysis::GraphDiff> graphs = analysis::DiffNodeStats(
       analysis::ComputeNodeStats(*a), analysis::ComputeNodeStats(*b), filter);
   if (graphs.empty()) {
-    PrintError("nodes", "no graph " + std::to_string(opts.graph) + " in " + opts.trace +
-                            " (graph ids: " + GraphIds(*a) + ") nor in " + opts.diff + " (" +
-                            GraphIds(*b) + ")");
+    PrintError("nodes", "no graph " + opts.graph + " in " + opts.trace + " nor in " + opts.diff);
     return kNoGraphs;
   }
   // Written in batches of about 1 MiB, as above.
-  const NodesFormat format = opts.csv    ? NodesFormat::kCsv
-                             : opts.json ? NodesFormat::kJson
-                                         : NodesFormat::kText;
   std::string pending = DiffBegin(format, opts.trace, opts.diff);
   for (size_t i = 0; i < graphs.size(); ++i) {
     pending += DiffGraph(format, graphs[i], i == 0, width);
@@ -366,13 +394,25 @@ CLI::App* AddNodesCommand(CLI::App& app, int* exit_code) {
       ->add_option("--diff", opts->diff,
                    "Compare with this trace (B, the 'after'): mean per node, delta, delta %")
       ->check(NotEmpty());
-  CLI::Option* graph = nodes->add_option("--graph", opts->graph, "Only the graph with this id")
-                           ->check(NotNegative());
+  CLI::Option* graph =
+      nodes
+          ->add_option("--graph", opts->graph,
+                       "Only this graph: its id, or its name (the overview's name column, the "
+                       "same in another run or rank); no overview then")
+          ->check(NotEmpty());
   nodes
       ->add_option("--top", opts->top,
-                   "At most N nodes per graph, those with the most GPU time (0: all); across "
-                   "ranks, their time summed over the ranks")
+                   "The N graphs with the most GPU time (their details, heaviest first) and the "
+                   "N heaviest lines of the overview (0: all); with --graph or --diff, where "
+                   "graphs are not ranked, at most N rows per graph, as --rows (its meaning "
+                   "before --rows)")
       ->check(NotNegative());
+  CLI::Option* rows =
+      nodes
+          ->add_option("--rows", opts->rows,
+                       "At most N node rows per graph, those with the most GPU time (0: all); "
+                       "across ranks, their time summed over the ranks")
+          ->check(NotNegative());
   CLI::Option* csv = nodes->add_flag("--csv", opts->csv, "CSV: one row per node, full names");
   CLI::Option* json = nodes->add_flag("--json", opts->json, "One JSON object");
   csv->excludes(json);
@@ -388,9 +428,10 @@ CLI::App* AddNodesCommand(CLI::App& app, int* exit_code) {
   nodes->add_option("--max-samples", opts->limits.max_samples)
       ->group("")
       ->check(CLI::PositiveNumber);
-  nodes->callback([opts, exit_code, graph, width]() {
+  nodes->callback([opts, exit_code, graph, width, rows]() {
     opts->trace = opts->traces.front();
     opts->graph_set = graph->count() > 0;
+    opts->rows_set = rows->count() > 0;
     opts->width_set = width->count() > 0;
     *exit_code = Nodes(*opts);
   });

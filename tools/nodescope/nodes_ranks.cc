@@ -285,6 +285,25 @@ StatusOr<GraphNodes> NodeAcrossRanks(const RankTraces& traces, std::optional<uin
                        (graph_id ? " (graph " + to_string(*graph_id) + ")" : std::string()));
 }
 
+std::vector<CrossGraph> RankedCrossGraphs(const std::vector<RankInput>& inputs,
+                                          const analysis::NodeStatsOptions& options, size_t top) {
+  std::vector<CrossGraph> graphs = analysis::CompareRanks(inputs, options);
+  if (inputs.empty()) return graphs;
+  std::vector<std::pair<uint64_t, double>> totals;  // (graph id, GPU time), by graph id
+  for (const analysis::GraphStats& g : analysis::ComputeGraphSummaries(*inputs[0].nodes)) {
+    totals.emplace_back(g.graph_id, g.gpu_total_us);
+  }
+  auto total = [&](uint64_t id) {
+    auto it = std::lower_bound(totals.begin(), totals.end(), std::pair<uint64_t, double>(id, -1));
+    return it != totals.end() && it->first == id ? it->second : 0.0;
+  };
+  std::stable_sort(graphs.begin(), graphs.end(), [&](const CrossGraph& a, const CrossGraph& b) {
+    return total(a.graph_id) > total(b.graph_id);
+  });
+  if (top > 0 && graphs.size() > top) graphs.resize(top);
+  return graphs;
+}
+
 StatusOr<RankTraces> RankTracesFromText(
     const std::vector<std::pair<std::string, std::string>>& traces) {
   std::vector<std::string> names;

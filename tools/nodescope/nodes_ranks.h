@@ -60,6 +60,12 @@ StatusOr<RankTraces> RankTracesFromText(
 StatusOr<analysis::GraphNodes> NodeAcrossRanks(const RankTraces& traces,
                                                std::optional<uint64_t> graph_id, uint64_t node);
 
+// CompareRanks(inputs, options), the graphs ordered by the reference rank's GPU time in them,
+// heaviest first (ties by graph id), the first `top` only (0: all): what `nodes --top` shows.
+std::vector<analysis::CrossGraph> RankedCrossGraphs(const std::vector<analysis::RankInput>& inputs,
+                                                    const analysis::NodeStatsOptions& options,
+                                                    size_t top);
+
 // Text: per graph, its straggler and one line per node (spread of the ranks' means, slowest
 // rank, a collective's largest mean wait and whose). CSV and JSON: one row per (rank, node).
 std::string RanksOutput(NodesFormat format, const std::vector<analysis::RankInput>& inputs,

@@ -70,6 +70,7 @@ TraceOverview ComputeOverview(const GraphNodes& trace) {
   std::vector<std::pair<uint64_t, std::string>> names = GraphNames(trace);
   for (size_t i = 0; i < o.graphs.size(); ++i) o.graphs[i].name = std::move(names[i].second);
   o.graph_count = o.graphs.size();
+  o.eager_names_limit = trace.limits.max_eager_names;
   std::stable_sort(o.graphs.begin(), o.graphs.end(), [](const GraphStats& a, const GraphStats& b) {
     return a.gpu_total_us > b.gpu_total_us;  // ties keep graph-id order
   });
@@ -123,8 +124,17 @@ TraceOverview ComputeOverview(const GraphNodes& trace) {
 
 void KeepTop(TraceOverview& overview, size_t top) {
   if (top == 0) return;
-  if (overview.lines.size() > top) overview.lines.resize(top);
-  if (overview.graphs.size() > top) overview.graphs.resize(top);
+  if (overview.lines.size() > top) {
+    for (size_t i = top; i < overview.lines.size(); ++i) {
+      overview.left_out_us += overview.lines[i].total_us;
+    }
+    overview.lines_left_out += overview.lines.size() - top;
+    overview.lines.resize(top);
+  }
+  if (overview.graphs.size() > top) {
+    overview.graphs_left_out += overview.graphs.size() - top;
+    overview.graphs.resize(top);
+  }
 }
 
 }  // namespace nodescope::analysis

@@ -43,11 +43,16 @@ struct TraceOverview {
   double eager_us = 0;      // of which outside graphs
   uint64_t eager_events = 0;
   size_t graph_count = 0;
+  size_t eager_names_limit = 0;  // the trace's NodeSeriesOptions::max_eager_names
   // Every line, by total_us descending (ties: graphs first, by graph id; then eager by name).
   std::vector<OverviewLine> lines;
   // Every graph's summary (ComputeGraphSummaries, no node rows), GraphStats::name set, in the
   // ranking's order: the order the details follow.
   std::vector<GraphStats> graphs;
+  // What KeepTop() left out: lines and their GPU time, and graphs.
+  size_t lines_left_out = 0;
+  double left_out_us = 0;
+  size_t graphs_left_out = 0;
 };
 
 // The stable name (model/graph_name.h) of every graph of `trace`, by graph id, unique within it:
