@@ -413,6 +413,15 @@ if(NODESCOPE_BUILD_TESTS AND TARGET make_rank_traces)
   nodescope_cli_test(nodes ranks_top_csv EXIT 0
     ARGS --csv --rows 1 ${ranks_dir}/rank0.json ${ranks_dir}/rank1.json
     PARSE csv ROWS 2 STDERR "^$" STDOUT "^graph_id,node_id,rank,source,[^\n]*\n2,8589934593,0,")
+  # One overview over both ranks: the graph (ids 2 and 3) is one line by its stable name.
+  nodescope_cli_test(nodes ranks_overview EXIT 0
+    ARGS --width 100 ${ranks_dir}/rank0.json ${ranks_dir}/rank1.json STDERR "^$"
+    STDOUT "^ranks:[^\n]*\n\nGPU time 1.760 ms: 1.760 ms \\(100.0%\\) in 1 graph, none outside graphs\n\n[^\n]*\n[^\n]*\n  100.0%  1760    20 88.00 88.00 88.00     2  graph  graph-[0-9a-f]+\n[^\n]*\n\ngraph 2 on 2 of 2 ranks")
+  nodescope_cli_test(nodes ranks_overview_json EXIT 0
+    ARGS --json ${ranks_dir}/rank0.json ${ranks_dir}/rank1.json STDERR "^$" PARSE json
+    STDOUT "\\],\"overview\":{\"gpu_total_us\":1760.000,.*\"count\":20,\"total_us\":1760.000,")
+  set_tests_properties(nodes_cli_ranks_overview nodes_cli_ranks_overview_json PROPERTIES
+                       FIXTURES_REQUIRED rank_traces)
   set_tests_properties(nodes_cli_ranks_top nodes_cli_ranks_top_csv PROPERTIES
                        FIXTURES_REQUIRED rank_traces)
 endif()

@@ -223,7 +223,17 @@ int NodesAcrossRanks(const NodesOptions& opts, StatusOr<RankTraces> traces) {
   const NodesFormat format = opts.csv    ? NodesFormat::kCsv
                              : opts.json ? NodesFormat::kJson
                                          : NodesFormat::kText;
-  return Write(RanksOutput(format, traces->inputs, graphs, OutputWidth(opts)));
+  // One overview over every rank: lines of the same name summed (graphs by stable name).
+  std::vector<analysis::TraceOverview> per_rank;
+  if (!opts.graph_set) {
+    for (const analysis::RankInput& in : traces->inputs) {
+      per_rank.push_back(analysis::ComputeOverview(*in.nodes));  // holds the graphs' names
+    }
+  }
+  analysis::TraceOverview overview = analysis::CombineOverviews(per_rank);
+  analysis::KeepTop(overview, opts.top);
+  return Write(RanksOutput(format, traces->inputs, graphs, OutputWidth(opts),
+                           opts.graph_set ? nullptr : &overview));
 }
 
 int Nodes(const NodesOptions& opts) {

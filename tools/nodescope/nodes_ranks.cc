@@ -12,6 +12,7 @@
 #include "base/terminal_text.h"
 #include "export/json_output.h"
 #include "nodes_format.h"
+#include "nodes_overview.h"
 
 namespace nodescope::cli {
 namespace {
@@ -316,8 +317,19 @@ StatusOr<RankTraces> RankTracesFromText(
 }
 
 std::string RanksOutput(NodesFormat format, const std::vector<RankInput>& inputs,
-                        const std::vector<CrossGraph>& graphs, size_t width) {
-  if (format == NodesFormat::kText) return Text(inputs, graphs, width);
+                        const std::vector<CrossGraph>& graphs, size_t width,
+                        const analysis::TraceOverview* overview) {
+  if (format == NodesFormat::kText) {
+    if (overview == nullptr) return Text(inputs, graphs, width);
+    std::string ranks_line;
+    std::string rest = Text(inputs, graphs, width);
+    const size_t eol = rest.find('\n') + 1;
+    ranks_line = rest.substr(0, eol);
+    ranks_line += '\n';
+    ranks_line += OverviewText(*overview, width);
+    ranks_line += rest.substr(eol);
+    return ranks_line;
+  }
   const bool csv = format == NodesFormat::kCsv;
   std::string out = csv ? kCsvHeader : "{\"ranks\":[";
   if (!csv) {
@@ -328,7 +340,9 @@ std::string RanksOutput(NodesFormat format, const std::vector<RankInput>& inputs
              "{\"rank\":" + (inputs[i].rank >= 0 ? to_string(inputs[i].rank) : "null") +
              ",\"source\":" + source + "}";
     }
-    out += "],\"graphs\":[";
+    out += "]";
+    if (overview != nullptr) out += OverviewJson(*overview);
+    out += ",\"graphs\":[";
   }
   for (size_t gi = 0; gi < graphs.size(); ++gi) {
     const CrossGraph& g = graphs[gi];

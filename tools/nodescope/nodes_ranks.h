@@ -10,6 +10,7 @@
 
 #include "analysis/stats/node_series.h"
 #include "analysis/stats/rank_stats.h"
+#include "analysis/stats/trace_overview.h"
 #include "base/status.h"
 #include "nodes_output.h"  // NodesFormat
 
@@ -68,7 +69,10 @@ std::vector<analysis::CrossGraph> RankedCrossGraphs(const std::vector<analysis::
 
 // Text: per graph, its straggler and one line per node (spread of the ranks' means, slowest
 // rank, a collective's largest mean wait and whose). CSV and JSON: one row per (rank, node).
+// With `overview` (CombineOverviews of the ranks'), text opens with its table and JSON carries
+// it as "overview" after "ranks"; CSV (one row per (rank, node)) does not carry it.
 std::string RanksOutput(NodesFormat format, const std::vector<analysis::RankInput>& inputs,
-                        const std::vector<analysis::CrossGraph>& graphs, size_t width);
+                        const std::vector<analysis::CrossGraph>& graphs, size_t width,
+                        const analysis::TraceOverview* overview = nullptr);
 
 }  // namespace nodescope::cli

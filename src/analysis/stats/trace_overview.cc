@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <utility>
 
 #include "model/graph_name.h"
@@ -120,6 +121,51 @@ TraceOverview ComputeOverview(const GraphNodes& trace) {
                      return KindRank(a.kind) < KindRank(b.kind);
                    });
   return o;
+}
+
+TraceOverview CombineOverviews(const std::vector<TraceOverview>& ranks) {
+  TraceOverview out;
+  std::map<std::pair<int, std::string_view>, size_t> index;  // (kind, name) -> out.lines[i]
+  std::vector<std::vector<double>> p50s;                     // per line, the ranks' p50s
+  for (const TraceOverview& r : ranks) {
+    out.gpu_total_us += r.gpu_total_us;
+    out.graphs_us += r.graphs_us;
+    out.eager_us += r.eager_us;
+    out.eager_events += r.eager_events;
+    out.eager_names_limit = std::max(out.eager_names_limit, r.eager_names_limit);
+    for (const OverviewLine& l : r.lines) {
+      const auto [it, added] = index.emplace(std::pair(KindRank(l.kind), l.name), out.lines.size());
+      if (added) {
+        out.lines.push_back(l);
+        p50s.push_back({l.p50_us});
+        if (l.kind == OverviewLine::Kind::kGraph) ++out.graph_count;
+        continue;
+      }
+      OverviewLine& c = out.lines[it->second];
+      c.count += l.count;
+      c.total_us += l.total_us;
+      c.p99_us = std::max(c.p99_us, l.p99_us);
+      c.max_us = std::max(c.max_us, l.max_us);
+      c.sampled = c.sampled || l.sampled;
+      ++c.ranks;
+      p50s[it->second].push_back(l.p50_us);
+    }
+  }
+  for (size_t i = 0; i < out.lines.size(); ++i) {
+    OverviewLine& l = out.lines[i];
+    l.mean_us = l.count > 0 ? l.total_us / static_cast<double>(l.count) : kNaN;
+    l.share = out.gpu_total_us > 0 ? l.total_us / out.gpu_total_us : kNaN;
+    if (l.kind == OverviewLine::Kind::kGraph) {
+      std::sort(p50s[i].begin(), p50s[i].end());
+      l.p50_us = NearestRankPercentile(p50s[i], 50);
+    }
+  }
+  std::stable_sort(out.lines.begin(), out.lines.end(),
+                   [](const OverviewLine& a, const OverviewLine& b) {
+                     if (a.total_us != b.total_us) return a.total_us > b.total_us;
+                     return KindRank(a.kind) < KindRank(b.kind);
+                   });
+  return out;
 }
 
 void KeepTop(TraceOverview& overview, size_t top) {

@@ -35,6 +35,7 @@ struct OverviewLine {
   double max_us = 0;      // kEager, kEagerOther: the longest launch; kGraph: NaN
   size_t node_count = 0;  // kGraph
   bool sampled = false;   // kGraph: replays and percentiles estimated from a sample
+  size_t ranks = 1;       // CombineOverviews: the ranks where the line was found
 };
 
 struct TraceOverview {
@@ -63,6 +64,14 @@ std::vector<std::pair<uint64_t, std::string>> GraphNames(const GraphNodes& trace
 std::optional<uint64_t> FindGraph(const GraphNodes& trace, std::string_view spec);
 
 TraceOverview ComputeOverview(const GraphNodes& trace);
+
+// Several ranks' overviews as one: lines of the same kind and name (graphs: their stable names,
+// the same on every rank running the same graph; eager work: the kernel name) are summed: count,
+// total and the share of every rank's GPU time together; a graph's graph_id is that of the first
+// overview holding it (the reference rank's), its p50 the median (nearest rank) of the ranks'
+// p50s, its p99 the largest p99; max the largest. `graphs` is left empty. Names point into `ranks`
+// (graph names) and their GraphNodes (kernel names): both must outlive the result.
+TraceOverview CombineOverviews(const std::vector<TraceOverview>& ranks);
 
 // What `nodes --top N` shows (0: all): the N heaviest lines and the N heaviest graphs (whose
 // details follow, in that order; a graph can be among them without being among the lines when

@@ -105,6 +105,23 @@ TEST(TraceOverview, EagerNamesPastTheLimitFoldIntoOther) {
   EXPECT_EQ(o.eager_events, 6u);
 }
 
+TEST(TraceOverview, RanksCombineByName) {
+  GraphNodes a = Read(Mixed(0));
+  GraphNodes b = Read(Mixed(1000));  // another rank: the same graphs under other ids
+  TraceOverview o = CombineOverviews({ComputeOverview(a), ComputeOverview(b)});
+  EXPECT_DOUBLE_EQ(o.gpu_total_us, 2 * 3243);
+  EXPECT_EQ(o.graph_count, 13u);
+  ASSERT_EQ(o.lines.size(), 15u);
+  EXPECT_EQ(o.lines[0].name, "elementwise");
+  EXPECT_EQ(o.lines[0].count, 4000u);
+  EXPECT_EQ(o.lines[0].ranks, 2u);
+  EXPECT_EQ(o.lines[1].graph_id, 40u);  // the first rank's id
+  EXPECT_EQ(o.lines[1].count, 20u);
+  EXPECT_DOUBLE_EQ(o.lines[1].total_us, 2400);
+  EXPECT_DOUBLE_EQ(o.lines[1].p50_us, 120);
+  EXPECT_NEAR(o.lines[1].share, 2400.0 / 6486, 1e-12);
+}
+
 TEST(GraphNames, StableAcrossTracesWithOtherGraphIds) {
   GraphNodes a = Read(Mixed(0));
   GraphNodes b = Read(Mixed(1000));
