@@ -342,11 +342,27 @@ int Nodes(const NodesOptions& opts) {
 }
 
 constexpr char kSummary[] =
-    "Per-node cost across graph replays, sorted by total time; --diff compares two traces node "
-    "by node. Exit status: 0 done, 1 no graph-keyed work (or no such --graph), 2 unreadable input";
+    "Every graph and the GPU work outside graphs ranked by GPU time, then per-node cost across "
+    "graph replays; --diff compares two traces node by node. Exit status: 0 done, 1 no graph-keyed "
+    "work (or no such --graph), 2 unreadable input";
 
 // Shown by `nodescope nodes --help`, below the options.
 constexpr char kDetails[] =
+    "The output opens with an overview of the whole trace: every graph, and the kernels, copies\n"
+    "and fills that ran outside graphs grouped by name (at most 4096 names; later ones are one\n"
+    "\"other\" line), ranked together by GPU time: share of all GPU time in the trace, total,\n"
+    "count (a graph's replays; launches outside graphs), mean, a graph's GPU time per replay\n"
+    "p50/p99, graph id and name. A graph's name is stable: the capture-time range it was\n"
+    "captured under, if any, and a fingerprint of its kernels by node ordinal and of its DAG\n"
+    "(the same graph in another run or rank gets the same name; the same graph twice in one\n"
+    "trace gets -2, -3 in graph-id order); --graph takes it as well as the id. Details follow\n"
+    "for the graphs shown, heaviest first: --top N keeps the N graphs with the most GPU time and\n"
+    "the N heaviest overview lines, --rows N the N costliest rows of each graph (before --rows,\n"
+    "--top meant that; with --graph or --diff, where graphs are not ranked, it still does).\n"
+    "--csv: the overview's lines first (column row: graph, eager, eager_other), then one row per\n"
+    "node (row: node); --json: \"overview\" before \"graphs\". Across ranks the overview sums\n"
+    "the lines of one name over the ranks (text and JSON).\n"
+    "\n"
     "One row per (graph id, graph node id): its kernel, copy or fill name, capture-time scope,\n"
     "replays, total, mean, p50/p95/p99 (nearest rank: the sample at rank ceil(p/100 * n), no\n"
     "interpolation), max, population stddev, drift (mean of the last 10% of replays over the\n"
