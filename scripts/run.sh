@@ -30,6 +30,6 @@ else
   echo "     (see examples/traces/README.md)" >&2
 fi
 "$bin/nodescope" check "$trace"
-"$bin/nodescope" nodes "$trace" --top 10
+"$bin/nodescope" nodes "$trace" --top 5 --rows 10
 "$bin/nodescope" plot "$trace" -o nodescope-nodes.svg
 echo "run: per-node durations over the replays drawn in nodescope-nodes.svg" >&2

@@ -99,21 +99,21 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
   set(data ${PROJECT_SOURCE_DIR}/src/analysis/testdata)
   set(sample ${PROJECT_SOURCE_DIR}/src/export/testdata/sample.json)
   nodescope_cli_test(nodes sample EXIT 0 ARGS ${sample} STDERR "^$"
-    STDOUT "^[^\n]*/sample.json\n\ngraph 5: 2 nodes, 1 replay, 5.900 us GPU time in all\n.*first replay +5.900 us GPU time, 1.00x the median\n.*\n +0 +1 5.000 5.000 [^\n]* 84.7%  void kernel<3>\\(float\\*\\)\n +1 +1 0.900 [^\n]*  weird \"quoted\" \\\\path\\\\n\n$")
+    STDOUT "^[^\n]*/sample.json\n\nGPU time 109.4 us: 5.900 us \\(5.4%\\) in 1 graph, 103.5 us \\(94.6%\\) outside graphs \\(4 launches\\)\n.*\ngraph 5 \\([^)]*\\): 2 nodes, 1 replay, 5.900 us GPU time in all\n.*first replay +5.900 us GPU time, 1.00x the median\n.*\n +0 +1 5.000 5.000 [^\n]* 84.7%  void kernel<3>\\(float\\*\\)\n +1 +1 0.900 [^\n]*  weird \"quoted\" \\\\path\\\\n\n$")
   nodescope_cli_test(nodes clean EXIT 0 ARGS ${data}/clean.json --width 90 STDERR "^$"
-    STDOUT "graph 1: 6 nodes, 5 replays, 45.00 us GPU time in all\n  GPU time per replay +p50 9.000 us   p99 9.000 us\n.*idle gaps per replay +mean 3.500 us   p99 3.500 us   \\(5.00 gaps per replay\\)\n.*\n     0       5 7.500 1.500 [^\n]* 16.7%\n      void step0<float>\\(float\\*, int\\)\n.*graph 2: 2 nodes, 3 replays")
+    STDOUT "graph 1 \\([^)]*\\): 6 nodes, 5 replays, 45.00 us GPU time in all\n  GPU time per replay +p50 9.000 us   p99 9.000 us\n.*idle gaps per replay +mean 3.500 us   p99 3.500 us   \\(5.00 gaps per replay\\)\n.*\n     0       5 7.500 1.500 [^\n]* 16.7%\n      void step0<float>\\(float\\*, int\\)\n.*graph 2 \\([^)]*\\): 2 nodes, 3 replays")
   nodescope_cli_test(nodes gzip EXIT 0 ARGS ${data}/clean.json.gz --width 90 STDERR "^$"
-    STDOUT "^[^\n]*/clean.json.gz\n\ngraph 1: 6 nodes, 5 replays, 45.00 us GPU time in all\n.*\n     0       5 7.500 1.500 [^\n]* 16.7%\n      void step0<float>\\(float\\*, int\\)\n.*graph 2: 2 nodes, 3 replays")
-  nodescope_cli_test(nodes top EXIT 0 ARGS ${data}/replays_8x200.json --top 2 --width 0 STDERR "^$"
-    STDOUT "graph 3: 8 nodes \\(top 2 shown\\), 200 replays.*\n +0 +200 36359 181.8 [^\n]*  void cutlass::[^\n]*\n +4 +200 [^\n]*void flash_fwd_kernel[^\n]*\n$")
-  nodescope_cli_test(nodes csv EXIT 0 ARGS ${data}/clean.json --csv STDERR "^$" PARSE csv ROWS 8
-    STDOUT "^graph_id,node_id,name,cat,scope,replays,total_us,mean_us,p50_us,p95_us,p99_us,max_us,stddev_us,drift,share\r\n1,4294967296,\"void step0<float>\\(float\\*, int\\)\",kernel,,5,7.500,")
-  nodescope_cli_test(nodes csv_quoting EXIT 0 ARGS ${sample} --csv STDERR "^$" PARSE csv ROWS 2
+    STDOUT "^[^\n]*/clean.json.gz\n\nGPU time [^\n]*\n.*\ngraph 1 \\([^)]*\\): 6 nodes, 5 replays, 45.00 us GPU time in all\n.*\n     0       5 7.500 1.500 [^\n]* 16.7%\n      void step0<float>\\(float\\*, int\\)\n.*graph 2 \\([^)]*\\): 2 nodes, 3 replays")
+  nodescope_cli_test(nodes rows EXIT 0 ARGS ${data}/replays_8x200.json --rows 2 --width 0 STDERR "^$"
+    STDOUT "graph 3 \\([^)]*\\): 8 nodes \\(top 2 shown\\), 200 replays.*\n +0 +200 36359 181.8 [^\n]*  void cutlass::[^\n]*\n +4 +200 [^\n]*void flash_fwd_kernel[^\n]*\n$")
+  nodescope_cli_test(nodes csv EXIT 0 ARGS ${data}/clean.json --csv STDERR "^$" PARSE csv ROWS 11
+    STDOUT "^graph_id,node_id,name,cat,scope,replays,total_us,mean_us,p50_us,p95_us,p99_us,max_us,stddev_us,drift,share,row,graph_name\r\n1,,,,,5,45.000,9.000,9.000,,9.000,,,,0.[0-9]+,graph,graph-[0-9a-f]+\r\n2,.*\r\n1,4294967296,\"void step0<float>\\(float\\*, int\\)\",kernel,,5,7.500,")
+  nodescope_cli_test(nodes csv_quoting EXIT 0 ARGS ${sample} --csv STDERR "^$" PARSE csv ROWS 7
     STDOUT "\r\n5,21474836481,\"weird \"\"quoted\"\" \\\\path\\\\n\",kernel,")
   nodescope_cli_test(nodes csv_graph_top EXIT 0 ARGS ${data}/clean.json --csv --graph 2 --top 1
     STDERR "^$" PARSE csv ROWS 1 STDOUT "\r\n2,8589934592,reduce_kernel,")
   nodescope_cli_test(nodes json EXIT 0 ARGS ${data}/clean.json --json STDERR "^$" PARSE json
-    STDOUT "^{\"trace\":\"[^\"]*/clean.json\",\"graphs\":\\[{\"graph_id\":1,\"replays\":5,")
+    STDOUT "^{\"trace\":\"[^\"]*/clean.json\",\"overview\":{\"gpu_total_us\":[0-9.]+,.*\"lines\":\\[{\"kind\":\"graph\",\"graph_id\":1,\"name\":\"graph-[0-9a-f]+\",.*\"graphs\":\\[{\"graph_id\":1,\"replays\":5,")
   nodescope_cli_test(nodes json_sample EXIT 0 ARGS ${sample} --json STDERR "^$" PARSE json
     STDOUT "\"name\":\"weird \\\\\"quoted\\\\\" \\\\\\\\path\\\\n\"")
   nodescope_cli_test(nodes diff EXIT 0 ARGS ${data}/clean.json --diff ${data}/clean.json
@@ -127,7 +127,7 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
   nodescope_cli_test(nodes no_keys EXIT 1 ARGS ${data}/torch.json STDOUT "^$"
     STDERR "^nodescope nodes: no graph-launched work with graph keys in [^\n]*/torch.json \\(was it recorded by nodescope run\\?\\)\n$")
   nodescope_cli_test(nodes unknown_graph EXIT 1 ARGS ${data}/clean.json --graph 9 STDOUT "^$"
-    STDERR "no graph 9 in [^\n]*/clean.json \\(graph ids: 1, 2\\)\n$")
+    STDERR "no graph 9 in [^\n]*/clean.json \\(graphs: 1 graph-[0-9a-f]+, 2 graph-[0-9a-f]+\\)\n$")
   nodescope_cli_test(nodes truncated EXIT 2 ARGS ${data}/truncated.json STDOUT "^$"
     STDERR "^nodescope nodes: [^\n]*/truncated.json: byte [0-9]+ \\(end of file\\)")
   nodescope_cli_test(nodes missing EXIT 2 ARGS ${data}/no-such-file.json STDOUT "^$"
@@ -136,6 +136,29 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
     STDOUT "^$" STDERR "/not_json.json: byte 0: ")
   nodescope_cli_test(nodes csv_and_json EXIT 2 ARGS ${data}/clean.json --csv --json STDOUT "^$"
     STDERR "--csv excludes --json")
+  # The overview (issue 30): 12 one-shot graphs before the heavy one in graph-id order, and
+  # eager work outside graphs (make_overview_fixture.py): the heavy graph is ranked and detailed
+  # first, the eager kernels are in the overview, --top 1 details one graph, and the heavy
+  # graph's name is the same in a trace where every graph id differs.
+  set(heavy "decode-e7f3b8f0")
+  nodescope_cli_test(nodes overview_heavy_first EXIT 0 ARGS ${data}/overview_mixed.json --width 100
+    STDERR "^$"
+    STDOUT "^[^\n]*/overview_mixed.json\n\nGPU time 2.043 ms: 1.236 ms \\(60.5%\\) in 13 graphs, 807.0 us \\(39.5%\\) outside graphs \\(401 launches\\)\n\n[^\n]*\n[^\n]*\n  58.7%  1200    10 120.0 120.0 120.0    13  graph   ${heavy}\n  39.2% 800.0   400 2.000     -     -     -  kernel  void elementwise\\(float\\*\\)\n  +0.3% [^\n]*memcpy  Memcpy HtoD[^\n]*\n.*\n\ngraph 13 \\(${heavy}\\): 2 nodes, 10 replays[^\n]*\n.*\ngraph 1 \\(graph-[0-9a-f]+\\): 1 node")
+  nodescope_cli_test(nodes overview_top EXIT 0 ARGS ${data}/overview_mixed.json --top 1 --width 100
+    STDERR "^$"
+    STDOUT "\n  58.7%  1200    10 [^\n]* ${heavy}\n  \\(14 more lines, 41.3% of GPU time, not shown: --top 0 shows every line\\)\n[^\n]*\n\ngraph 13 \\(${heavy}\\): 2 nodes[^\n]*\n([^g\n][^\n]*\n|\n)*$")
+  nodescope_cli_test(nodes overview_json EXIT 0 ARGS ${data}/overview_mixed.json --json --top 2
+    STDERR "^$" PARSE json
+    STDOUT "\"overview\":{\"gpu_total_us\":2043.000,\"graphs_us\":1236.000,\"eager_us\":807.000,\"graph_count\":13,\"eager_launches\":401,\"lines_left_out\":13,\"left_out_us\":43.000,\"lines\":\\[{\"kind\":\"graph\",\"graph_id\":13,\"name\":\"${heavy}\",\"node_count\":2,\"sampled\":false,\"count\":10,\"total_us\":1200.000,\"share\":0.587372,\"mean_us\":120.000,\"gpu_per_replay_us\":{\"p50\":120.000,\"p99\":120.000}},{\"kind\":\"eager\",\"name\":\"void elementwise\\(float\\*\\)\",\"cat\":\"kernel\",\"count\":400,.*\"graphs\":\\[{\"graph_id\":13,.*\"name\":\"${heavy}\",\"nodes\":\\[.*\\]},{\"graph_id\":1,[^]]*\\]}\\]}\n$")
+  nodescope_cli_test(nodes overview_csv EXIT 0 ARGS ${data}/overview_mixed.json --csv --top 2 --rows 1
+    STDERR "^$" PARSE csv ROWS 4
+    STDOUT "\r\n13,,,,,10,1200.000,120.000,120.000,,120.000,,,,0.587372,graph,${heavy}\r\n,,void elementwise\\(float\\*\\),kernel,,400,800.000,2.000,,,,2.000,,,0.391581,eager,\r\n13,55834574848,[^\n]*,node,${heavy}\r\n1,4294967296,")
+  nodescope_cli_test(nodes graph_by_name EXIT 0
+    ARGS ${data}/overview_mixed_ids.json --graph ${heavy} --width 100 STDERR "^$"
+    STDOUT "^[^\n]*/overview_mixed_ids.json\n\ngraph 513 \\(${heavy}\\): 2 nodes, 10 replays")
+  nodescope_cli_test(nodes graph_by_unknown_name EXIT 1
+    ARGS ${data}/overview_mixed.json --graph decode-00000000 STDOUT "^$"
+    STDERR "^nodescope nodes: no graph decode-00000000 in [^\n]*/overview_mixed.json \\(graphs: 1 graph-[0-9a-f]+, 2 graph-")
   nodescope_cli_test(nodes negative_top EXIT 2 ARGS ${data}/clean.json --top -1 STDOUT "^$"
     STDERR "--top: must not be negative")
 endif()
@@ -167,7 +190,7 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
     STDERR "^$"
     STDOUT "^[^${esc}]*  \\\\u202Eevil_kernel\n.*  esc\\\\x1B\\[31mred\n.*  \\\\u0085\\\\u009B2J\n.*  \\\\rcr\n$")
   nodescope_cli_test(nodes csv_formulas EXIT 0 ARGS ${hostile}/hostile.json --csv STDERR "^$"
-    PARSE csv ROWS 9
+    PARSE csv ROWS 10
     STDOUT "^[^${esc}]*,\"'=HYPERLINK\\(\"\"http://x\"\",\"\"y\"\"\\)\",.*,\"'\\+cmd\",.*,\"'@SUM\\(A1\\)\",.*,\"'-2\\+3\",.*,\\\\tx,.*,esc\\\\x1B\\[31mred,.*,\\\\rcr,")
   nodescope_cli_test(plot negative_graph EXIT 2 ARGS ${sample} --graph -1 OUTPUT negative.svg
     STDOUT "^$" STDERR "--graph: must not be negative")
@@ -177,7 +200,7 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
   set(warning "warning: [^\n]*/mismatch.json: 2 of 3 node ids do not carry their graph id \\(node id >> 32 != graph id\\)")
   nodescope_cli_test(nodes mismatched_ids EXIT 0 ARGS ${hostile}/mismatch.json
     STDERR "^nodescope nodes: ${warning}"
-    STDOUT "graph 1: 2 nodes.*\n  node >> 32 != graph id  1 of 2 nodes \\(shown by their whole ids.*\n  8589934593 +2 ")
+    STDOUT "graph 1 \\([^)]*\\): 2 nodes.*\n  node >> 32 != graph id  1 of 2 nodes \\(shown by their whole ids.*\n  8589934593 +2 ")
   nodescope_cli_test(nodes mismatched_ids_json EXIT 0 ARGS ${hostile}/mismatch.json --json
     PARSE json STDERR "^nodescope nodes: ${warning}"
     STDOUT "\"graph_id\":1,\"replays\":2,\"node_count\":2,\"node_graph_mismatches\":1,")
@@ -228,13 +251,13 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
   nodescope_cli_test(nodes samples_past_limit EXIT 0 ARGS ${data}/replays_8x200.json
     --max-samples 400
     STDERR "^nodescope nodes: warning: [^\n]*: more occurrences than the 400 held: percentiles, drift and per-replay figures of 8 nodes are estimated from a sample"
-    STDOUT "\ngraph 3: 8 nodes, ~216 replays, [^\n]*\n  estimated \\(sampled\\) +from the 27 replays held, 1 in 8: ")
+    STDOUT "\ngraph 3 \\([^)]*\\): 8 nodes, ~216 replays, [^\n]*\n  estimated \\(sampled\\) +from the 27 replays held, 1 in 8: ")
   nodescope_cli_test(nodes samples_past_limit_json EXIT 0 ARGS ${data}/replays_8x200.json --json
     --max-samples 400 PARSE json STDERR "more occurrences than the 400 held"
     STDOUT "\"sampled\":{\"replays_held\":27,\"one_replay_in\":8,\"estimated\":\\[\"replays\",")
   nodescope_cli_test(nodes nodes_past_limit EXIT 0 ARGS ${data}/replays_8x200.json --max-nodes 3
     STDERR "^nodescope nodes: warning: [^\n]*: 1000 keyed events of nodes past the first 3 are left out"
-    STDOUT "\nleft out: 1000 keyed events of nodes past the first 3 \\(the limit on distinct nodes\\)\n\ngraph 3: 3 nodes, 200 replays,")
+    STDOUT "\nleft out: 1000 keyed events of nodes past the first 3 \\(the limit on distinct nodes\\)\n\nGPU time [^\n]*\n.*\ngraph 3 \\([^)]*\\): 3 nodes, 200 replays,")
   # A sampled trace (NODESCOPE_SAMPLE) says so, in text and JSON.
   nodescope_cli_test(nodes sampled_trace EXIT 0 ARGS ${data}/sampled.json STDERR "^$"
     STDOUT "^[^\n]*/sampled.json\nsampled: about 1 launch in 20 traced \\(5 of 60 graph launches\\); replays and totals count traced replays")
@@ -248,7 +271,7 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
     PARSE json STDERR "^$" STDOUT "\"launch_sampling\":{\"every\":20,\"burst\":4,\"graph_launches\":60,")
   # Within the limits: nothing estimated ("~") and no warning.
   nodescope_cli_test(nodes within_limits EXIT 0 ARGS ${data}/replays_8x200.json STDERR "^$"
-    STDOUT "^[^~]*\ngraph 3: 8 nodes, 200 replays, [^~]*$")
+    STDOUT "^[^~]*\ngraph 3 \\([^)]*\\): 8 nodes, 200 replays, [^~]*$")
   nodescope_cli_test(plot samples_past_limit EXIT 0 ARGS ${data}/replays_8x200.json
     --max-samples 400 OUTPUT sampled.svg STDOUT "^wrote "
     STDERR "more occurrences than the 400 held: 8 nodes are drawn over a sample"
@@ -374,7 +397,7 @@ if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
   # Aliased keys (one key, events of several names) mix nodes: `nodes` says so on stderr.
   set(aliased_warning "warning: [^\n]*/aliased.json: 4 of 4 node keys are aliased \\(events of different names on one key\\), so their figures mix different nodes[;] `nodescope check` lists them\n")
   nodescope_cli_test(nodes aliased_warning EXIT 0 ARGS ${data}/aliased.json
-    STDERR "^nodescope nodes: ${aliased_warning}$" STDOUT "graph 3: 4 nodes")
+    STDERR "^nodescope nodes: ${aliased_warning}$" STDOUT "graph 3 \\([^)]*\\): 4 nodes")
   nodescope_cli_test(plot aliased_warning EXIT 0 ARGS ${data}/aliased.json OUTPUT aliased.svg
     STDOUT "^wrote " STDERR "^nodescope plot: ${aliased_warning}$" FILE "<svg xmlns=")
   nodescope_cli_test(nodes aliased_warning_ranks EXIT 0
@@ -385,11 +408,20 @@ if(NODESCOPE_BUILD_TESTS AND TARGET make_rank_traces)
   set(ranks_dir ${CMAKE_CURRENT_BINARY_DIR}/ranks_cli)
   # --top N across ranks: the N nodes with the most GPU time over the ranks, as for one trace.
   nodescope_cli_test(nodes ranks_top EXIT 0
-    ARGS --width 100 --top 2 ${ranks_dir}/rank0.json ${ranks_dir}/rank1.json STDERR "^$"
+    ARGS --width 100 --rows 2 ${ranks_dir}/rank0.json ${ranks_dir}/rank1.json STDERR "^$"
     STDOUT "graph 2 on 2 of 2 ranks \\(rank 1: graph 3\\), 4 nodes \\(top 2 shown\\)\n  straggler      rank 1 at node 1 \\(gemm_b\\)[^\n]*\n  waiting        rank 0 at node 2 [^\n]*\n(.*\n)? +1 +2 [^\n]*gemm_b\n +2 +2 [^\n]*ncclDevKernel_AllReduce_Sum_f32_RING_LL\n$")
   nodescope_cli_test(nodes ranks_top_csv EXIT 0
-    ARGS --csv --top 1 ${ranks_dir}/rank0.json ${ranks_dir}/rank1.json
+    ARGS --csv --rows 1 ${ranks_dir}/rank0.json ${ranks_dir}/rank1.json
     PARSE csv ROWS 2 STDERR "^$" STDOUT "^graph_id,node_id,rank,source,[^\n]*\n2,8589934593,0,")
+  # One overview over both ranks: the graph (ids 2 and 3) is one line by its stable name.
+  nodescope_cli_test(nodes ranks_overview EXIT 0
+    ARGS --width 100 ${ranks_dir}/rank0.json ${ranks_dir}/rank1.json STDERR "^$"
+    STDOUT "^ranks:[^\n]*\n\nGPU time 1.760 ms: 1.760 ms \\(100.0%\\) in 1 graph, none outside graphs\n\n[^\n]*\n[^\n]*\n  100.0%  1760    20 88.00 88.00 88.00     2  graph  graph-[0-9a-f]+\n[^\n]*\n\ngraph 2 on 2 of 2 ranks")
+  nodescope_cli_test(nodes ranks_overview_json EXIT 0
+    ARGS --json ${ranks_dir}/rank0.json ${ranks_dir}/rank1.json STDERR "^$" PARSE json
+    STDOUT "\\],\"overview\":{\"gpu_total_us\":1760.000,.*\"count\":20,\"total_us\":1760.000,")
+  set_tests_properties(nodes_cli_ranks_overview nodes_cli_ranks_overview_json PROPERTIES
+                       FIXTURES_REQUIRED rank_traces)
   set_tests_properties(nodes_cli_ranks_top nodes_cli_ranks_top_csv PROPERTIES
                        FIXTURES_REQUIRED rank_traces)
 endif()

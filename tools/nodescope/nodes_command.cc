@@ -7,11 +7,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "analysis/stats/node_series.h"
 #include "analysis/stats/node_stats.h"
+#include "analysis/stats/trace_overview.h"
 #include "base/terminal_text.h"
 #include "cli_io.h"
 #include "nodes_output.h"
@@ -29,9 +31,11 @@ struct NodesOptions {
   std::vector<std::string> traces;
   std::string trace;  // traces[0]
   std::string diff;   // empty: no comparison
-  uint64_t graph = 0;
+  std::string graph;  // an id or a stable name
   bool graph_set = false;
   size_t top = 0;
+  size_t rows = 0;
+  bool rows_set = false;
   bool csv = false;
   bool json = false;
   size_t width = kDefaultWidth;
@@ -132,18 +136,28 @@ std::unique_ptr<analysis::GraphNodes> Load(const std::string& path,
   return std::make_unique<analysis::GraphNodes>(std::move(nodes).value());
 }
 
+// "1 (graph-1a2b3c4d), 2 (...), ..." : the first graphs' ids and names.
 std::string GraphIds(const analysis::GraphNodes& trace) {
   constexpr size_t kListed = 10;
-  std::vector<uint64_t> ids;
-  for (const analysis::NodeSeries& n : trace.nodes) {
-    if (ids.empty() || ids.back() != n.graph_id) ids.push_back(n.graph_id);
-  }
+  const std::vector<std::pair<uint64_t, std::string>> names = analysis::GraphNames(trace);
   std::string out;
-  for (size_t i = 0; i < ids.size() && i < kListed; ++i) {
-    out += (i ? ", " : "") + std::to_string(ids[i]);
+  for (size_t i = 0; i < names.size() && i < kListed; ++i) {
+    if (i > 0) out += ", ";
+    out += std::to_string(names[i].first) + " " + names[i].second;
   }
-  if (ids.size() > kListed) out += ", ...";
+  if (names.size() > kListed) out += ", ...";
   return out;
+}
+
+// The graph --graph names in `trace` (an id or a stable name), or nullopt.
+std::optional<uint64_t> GraphOf(const NodesOptions& opts, const analysis::GraphNodes& trace) {
+  return analysis::FindGraph(trace, opts.graph);
+}
+
+// Node rows per graph: --rows, or, where graphs are not ranked (--graph, --diff), --top as it
+// meant before --rows existed.
+size_t RowsPerGraph(const NodesOptions& opts, bool graphs_ranked) {
+  return opts.rows_set || graphs_ranked ? opts.rows : opts.top;
 }
 
 size_t OutputWidth(const NodesOptions& opts) {
@@ -190,19 +204,36 @@ int NodesAcrossRanks(const NodesOptions& opts, StatusOr<RankTraces> traces) {
     return kNoGraphs;
   }
   analysis::NodeStatsOptions filter;
-  if (opts.graph_set) filter.graph_id = opts.graph;
-  filter.top = opts.top;
-  std::vector<analysis::CrossGraph> graphs = analysis::CompareRanks(traces->inputs, filter);
+  const analysis::GraphNodes& reference = *traces->inputs[0].nodes;
+  std::optional<uint64_t> wanted;
+  if (opts.graph_set) wanted = GraphOf(opts, reference);
+  if (opts.graph_set && !wanted) {
+    PrintError("nodes", "no graph " + opts.graph + " in " + traces->inputs[0].source +
+                            " (the first rank's graphs: " + GraphIds(reference) + ")");
+    return kNoGraphs;
+  }
+  filter.graph_id = wanted;
+  filter.top = RowsPerGraph(opts, !opts.graph_set);
+  std::vector<analysis::CrossGraph> graphs =
+      RankedCrossGraphs(traces->inputs, filter, opts.graph_set ? 0 : opts.top);
   if (graphs.empty()) {
-    PrintError("nodes",
-               "no graph " + std::to_string(opts.graph) + " in " + traces->inputs[0].source +
-                   " (the first rank's graph ids: " + GraphIds(*traces->inputs[0].nodes) + ")");
+    PrintError("nodes", "no graph-launched work with graph keys in " + traces->inputs[0].source);
     return kNoGraphs;
   }
   const NodesFormat format = opts.csv    ? NodesFormat::kCsv
                              : opts.json ? NodesFormat::kJson
                                          : NodesFormat::kText;
-  return Write(RanksOutput(format, traces->inputs, graphs, OutputWidth(opts)));
+  // One overview over every rank: lines of the same name summed (graphs by stable name).
+  std::vector<analysis::TraceOverview> per_rank;
+  if (!opts.graph_set) {
+    for (const analysis::RankInput& in : traces->inputs) {
+      per_rank.push_back(analysis::ComputeOverview(*in.nodes));  // holds the graphs' names
+    }
+  }
+  analysis::TraceOverview overview = analysis::CombineOverviews(per_rank);
+  analysis::KeepTop(overview, opts.top);
+  return Write(RanksOutput(format, traces->inputs, graphs, OutputWidth(opts),
+                           opts.graph_set ? nullptr : &overview));
 }
 
 int Nodes(const NodesOptions& opts) {
@@ -240,24 +271,22 @@ int Nodes(const NodesOptions& opts) {
     if (b == nullptr) return rc;
   }
   analysis::NodeStatsOptions filter;
-  if (opts.graph_set) filter.graph_id = opts.graph;
-  filter.top = opts.top;
+  filter.top = RowsPerGraph(opts, b == nullptr && !opts.graph_set);
   const size_t width = OutputWidth(opts);
+  const NodesFormat format = opts.csv    ? NodesFormat::kCsv
+                             : opts.json ? NodesFormat::kJson
+                                         : NodesFormat::kText;
 
   if (b == nullptr) {
-    const bool found = !opts.graph_set || std::any_of(a->nodes.begin(), a->nodes.end(),
-                                                      [&](const analysis::NodeSeries& n) {
-                                                        return n.graph_id == opts.graph;
-                                                      });
-    if (!found) {
-      PrintError("nodes", "no graph " + std::to_string(opts.graph) + " in " + opts.trace +
-                              " (graph ids: " + GraphIds(*a) + ")");
-      return kNoGraphs;
+    std::optional<uint64_t> wanted;
+    if (opts.graph_set) {
+      wanted = GraphOf(opts, *a);
+      if (!wanted) {
+        PrintError("nodes", "no graph " + opts.graph + " in " + opts.trace +
+                                " (graphs: " + GraphIds(*a) + ")");
+        return kNoGraphs;
+      }
     }
-    // Written a graph at a time: the output of many graphs is never held whole.
-    const NodesFormat format = opts.csv    ? NodesFormat::kCsv
-                               : opts.json ? NodesFormat::kJson
-                                           : NodesFormat::kText;
     LeftOut left_out{a->untracked_events, opts.limits.max_nodes};
     if (a->metadata.sampling.has_value()) {
       left_out.sampled_every = a->metadata.sampling->every;
@@ -265,34 +294,43 @@ int Nodes(const NodesOptions& opts) {
       left_out.graph_launches = a->metadata.sampling->graph_launches;
       left_out.graph_launches_traced = a->metadata.sampling->graph_launches_traced;
     }
-    // Batched into writes of about 1 MiB.
+    // The overview ranks every graph; the details follow for those shown, heaviest first, or
+    // for the one --graph names. Written a graph at a time: the output of many graphs is never
+    // held whole, in batches of about 1 MiB.
+    analysis::TraceOverview overview = analysis::ComputeOverview(*a);
+    analysis::KeepTop(overview, opts.graph_set ? 0 : opts.top);
     constexpr size_t kBatchBytes = size_t{1} << 20;
-    std::string pending = NodesBegin(format, opts.trace, left_out);
-    int rc_out = kOk;
+    std::string pending =
+        NodesBegin(format, opts.trace, left_out, opts.graph_set ? nullptr : &overview, width);
     bool first = true;
-    analysis::ForEachGraphStats(*a, filter, [&](analysis::GraphStats&& g) {
+    for (analysis::GraphStats& g : overview.graphs) {
+      if (wanted && g.graph_id != *wanted) continue;
+      analysis::ComputeGraphRows(*a, filter.top, g);
       pending += NodesGraph(format, g, first, width);
       first = false;
-      if (pending.size() < kBatchBytes) return true;
-      rc_out = Write(pending);
+      g.nodes = {};
+      if (pending.size() < kBatchBytes) continue;
+      if (Write(pending) != kOk) return kUnreadable;
       pending.clear();
-      return rc_out == kOk;
-    });
-    if (rc_out == kOk) rc_out = Write(pending + NodesEnd(format));
-    return rc_out;
+    }
+    return Write(pending + NodesEnd(format));
+  }
+  if (opts.graph_set) {
+    filter.graph_id = GraphOf(opts, *a);
+    if (!filter.graph_id) filter.graph_id = GraphOf(opts, *b);
+    if (!filter.graph_id) {
+      PrintError("nodes", "no graph " + opts.graph + " in " + opts.trace + " (graphs: " +
+                              GraphIds(*a) + ") nor in " + opts.diff + " (" + GraphIds(*b) + ")");
+      return kNoGraphs;
+    }
   }
   std::vector<analysis::GraphDiff> graphs = analysis::DiffNodeStats(
       analysis::ComputeNodeStats(*a), analysis::ComputeNodeStats(*b), filter);
   if (graphs.empty()) {
-    PrintError("nodes", "no graph " + std::to_string(opts.graph) + " in " + opts.trace +
-                            " (graph ids: " + GraphIds(*a) + ") nor in " + opts.diff + " (" +
-                            GraphIds(*b) + ")");
+    PrintError("nodes", "no graph " + opts.graph + " in " + opts.trace + " nor in " + opts.diff);
     return kNoGraphs;
   }
   // Written in batches of about 1 MiB, as above.
-  const NodesFormat format = opts.csv    ? NodesFormat::kCsv
-                             : opts.json ? NodesFormat::kJson
-                                         : NodesFormat::kText;
   std::string pending = DiffBegin(format, opts.trace, opts.diff);
   for (size_t i = 0; i < graphs.size(); ++i) {
     pending += DiffGraph(format, graphs[i], i == 0, width);
@@ -304,11 +342,27 @@ int Nodes(const NodesOptions& opts) {
 }
 
 constexpr char kSummary[] =
-    "Per-node cost across graph replays, sorted by total time; --diff compares two traces node "
-    "by node. Exit status: 0 done, 1 no graph-keyed work (or no such --graph), 2 unreadable input";
+    "Every graph and the GPU work outside graphs ranked by GPU time, then per-node cost across "
+    "graph replays; --diff compares two traces node by node. Exit status: 0 done, 1 no graph-keyed "
+    "work (or no such --graph), 2 unreadable input";
 
 // Shown by `nodescope nodes --help`, below the options.
 constexpr char kDetails[] =
+    "The output opens with an overview of the whole trace: every graph, and the kernels, copies\n"
+    "and fills that ran outside graphs grouped by name (at most 4096 names; later ones are one\n"
+    "\"other\" line), ranked together by GPU time: share of all GPU time in the trace, total,\n"
+    "count (a graph's replays; launches outside graphs), mean, a graph's GPU time per replay\n"
+    "p50/p99, graph id and name. A graph's name is stable: the capture-time range it was\n"
+    "captured under, if any, and a fingerprint of its kernels by node ordinal and of its DAG\n"
+    "(the same graph in another run or rank gets the same name; the same graph twice in one\n"
+    "trace gets -2, -3 in graph-id order); --graph takes it as well as the id. Details follow\n"
+    "for the graphs shown, heaviest first: --top N keeps the N graphs with the most GPU time and\n"
+    "the N heaviest overview lines, --rows N the N costliest rows of each graph (before --rows,\n"
+    "--top meant that; with --graph or --diff, where graphs are not ranked, it still does).\n"
+    "--csv: the overview's lines first (column row: graph, eager, eager_other), then one row per\n"
+    "node (row: node); --json: \"overview\" before \"graphs\". Across ranks the overview sums\n"
+    "the lines of one name over the ranks (text and JSON).\n"
+    "\n"
     "One row per (graph id, graph node id): its kernel, copy or fill name, capture-time scope,\n"
     "replays, total, mean, p50/p95/p99 (nearest rank: the sample at rank ceil(p/100 * n), no\n"
     "interpolation), max, population stddev, drift (mean of the last 10% of replays over the\n"
@@ -370,13 +424,25 @@ CLI::App* AddNodesCommand(CLI::App& app, int* exit_code) {
       ->add_option("--diff", opts->diff,
                    "Compare with this trace (B, the 'after'): mean per node, delta, delta %")
       ->check(NotEmpty());
-  CLI::Option* graph = nodes->add_option("--graph", opts->graph, "Only the graph with this id")
-                           ->check(NotNegative());
+  CLI::Option* graph =
+      nodes
+          ->add_option("--graph", opts->graph,
+                       "Only this graph: its id, or its name (the overview's name column, the "
+                       "same in another run or rank); no overview then")
+          ->check(NotEmpty());
   nodes
       ->add_option("--top", opts->top,
-                   "At most N nodes per graph, those with the most GPU time (0: all); across "
-                   "ranks, their time summed over the ranks")
+                   "The N graphs with the most GPU time (their details, heaviest first) and the "
+                   "N heaviest lines of the overview (0: all); with --graph or --diff, where "
+                   "graphs are not ranked, at most N rows per graph, as --rows (its meaning "
+                   "before --rows)")
       ->check(NotNegative());
+  CLI::Option* rows =
+      nodes
+          ->add_option("--rows", opts->rows,
+                       "At most N node rows per graph, those with the most GPU time (0: all); "
+                       "across ranks, their time summed over the ranks")
+          ->check(NotNegative());
   CLI::Option* csv = nodes->add_flag("--csv", opts->csv, "CSV: one row per node, full names");
   CLI::Option* json = nodes->add_flag("--json", opts->json, "One JSON object");
   csv->excludes(json);
@@ -392,9 +458,10 @@ CLI::App* AddNodesCommand(CLI::App& app, int* exit_code) {
   nodes->add_option("--max-samples", opts->limits.max_samples)
       ->group("")
       ->check(CLI::PositiveNumber);
-  nodes->callback([opts, exit_code, graph, width]() {
+  nodes->callback([opts, exit_code, graph, width, rows]() {
     opts->trace = opts->traces.front();
     opts->graph_set = graph->count() > 0;
+    opts->rows_set = rows->count() > 0;
     opts->width_set = width->count() > 0;
     *exit_code = Nodes(*opts);
   });

@@ -11,6 +11,7 @@
 #include "base/terminal_text.h"
 #include "export/json_output.h"
 #include "nodes_format.h"
+#include "nodes_overview.h"
 
 namespace nodescope::cli {
 namespace {
@@ -73,7 +74,8 @@ std::string SampleRate(unsigned level) {
 
 std::string GraphSummary(const GraphStats& g) {
   std::string out =
-      "graph " + to_string(g.graph_id) + ": " + Plural(g.node_count, "node", "nodes") +
+      "graph " + to_string(g.graph_id) + (g.name.empty() ? "" : " (" + g.name + ")") + ": " +
+      Plural(g.node_count, "node", "nodes") +
       (g.nodes.size() < g.node_count ? " (top " + to_string(g.nodes.size()) + " shown)" : "") +
       ", " + (g.sampled ? "~" : "") + Plural(g.replays, "replay", "replays") + ", " +
       Duration(g.gpu_total_us) + " GPU time in all\n";
@@ -153,6 +155,8 @@ std::string CsvGraph(const GraphStats& g) {
         CsvUs(n.p50_us),       CsvUs(n.p95_us),      CsvUs(n.p99_us),     CsvUs(n.max_us),
         CsvUs(n.stddev_us),    CsvFraction(n.drift), CsvFraction(n.share)};
     for (size_t i = 0; i < std::size(fields); ++i) out += (i ? "," : "") + fields[i];
+    out += ",node,";
+    out += CsvField(g.name);
     out += "\r\n";
   }
   return out;
@@ -184,6 +188,7 @@ std::string JsonGraph(const GraphStats& g, bool first) {
         "\"idle_per_replay_us\",\"gaps_per_replay\",\"first_replay_gpu_us\","
         "\"first_replay_outlier\",\"p50_us\",\"p95_us\",\"p99_us\",\"drift\"]}");
   }
+  if (!g.name.empty()) o.StringField(",\"name\":", g.name);
   o.Raw(",\"nodes\":[");
   for (size_t k = 0; k < g.nodes.size(); ++k) {
     const NodeStats& n = g.nodes[k];
@@ -206,10 +211,12 @@ std::string JsonGraph(const GraphStats& g, bool first) {
 
 }  // namespace
 
-std::string NodesBegin(NodesFormat format, const std::string& path, const LeftOut& left_out) {
+std::string NodesBegin(NodesFormat format, const std::string& path, const LeftOut& left_out,
+                       const analysis::TraceOverview* overview, size_t width) {
   if (format == NodesFormat::kCsv) {
-    return "graph_id,node_id,name,cat,scope,replays,total_us,mean_us,p50_us,p95_us,p99_us,max_us,"
-           "stddev_us,drift,share\r\n";
+    std::string out = kNodesCsvHeader;
+    if (overview) out += OverviewCsv(*overview);
+    return out;
   }
   if (format == NodesFormat::kJson) {
     StringJsonOutput o;
@@ -225,6 +232,7 @@ std::string NodesBegin(NodesFormat format, const std::string& path, const LeftOu
       o.Field(",\"graph_launches_traced\":", left_out.graph_launches_traced);
       o.Char('}');
     }
+    if (overview) o.Raw(OverviewJson(*overview));
     o.Raw(",\"graphs\":[");
     return o.str();
   }
@@ -243,6 +251,7 @@ std::string NodesBegin(NodesFormat format, const std::string& path, const LeftOu
                 : std::string()) +
            "); replays and totals count traced replays, means and percentiles estimate all\n";
   }
+  if (overview) out += "\n" + OverviewText(*overview, width);
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/stats/node_stats.h"
+#include "analysis/stats/trace_overview.h"
 
 namespace nodescope::cli {
 
@@ -25,7 +26,10 @@ struct LeftOut {
 // graphs: NodesBegin, NodesGraph for each graph (`first` for the first), NodesEnd. NodesText,
 // NodesCsv and NodesJson join them.
 enum class NodesFormat { kText, kCsv, kJson };
-std::string NodesBegin(NodesFormat format, const std::string& path, const LeftOut& left_out);
+// With `overview`, the output opens with it (text: a table `width` wide; CSV: its rows; JSON:
+// its "overview" member).
+std::string NodesBegin(NodesFormat format, const std::string& path, const LeftOut& left_out,
+                       const analysis::TraceOverview* overview = nullptr, size_t width = 0);
 std::string NodesGraph(NodesFormat format, const analysis::GraphStats& graph, bool first,
                        size_t width);
 std::string NodesEnd(NodesFormat format);

@@ -153,11 +153,11 @@ TEST(NodesOutput, Text) {
 TEST(NodesOutput, CsvAndJson) {
   EXPECT_EQ(NodesCsv(Stats()),
             "graph_id,node_id,name,cat,scope,replays,total_us,mean_us,p50_us,p95_us,p99_us,"
-            "max_us,stddev_us,drift,share\r\n"
+            "max_us,stddev_us,drift,share,row,graph_name\r\n"
             "5,21474836480,\"void k<2>(float*, int)\",kernel,step,2,10.000,5.000,4.000,6.000,"
-            "6.000,6.000,1.000,,0.833333\r\n"
+            "6.000,6.000,1.000,,0.833333,node,\r\n"
             "5,21474836481,Memset (Device),gpu_memset,,2,2.000,1.000,1.000,1.000,1.000,1.000,"
-            "0.000,,0.166667\r\n");
+            "0.000,,0.166667,node,\r\n");
   EXPECT_EQ(NodesJson("t.json", Stats()),
             R"j({"trace":"t.json","graphs":[{"graph_id":5,"replays":2,"node_count":2,)j"
             R"j("node_graph_mismatches":0,)j"

@@ -12,6 +12,7 @@
 #include "base/terminal_text.h"
 #include "export/json_output.h"
 #include "nodes_format.h"
+#include "nodes_overview.h"
 
 namespace nodescope::cli {
 namespace {
@@ -285,6 +286,25 @@ StatusOr<GraphNodes> NodeAcrossRanks(const RankTraces& traces, std::optional<uin
                        (graph_id ? " (graph " + to_string(*graph_id) + ")" : std::string()));
 }
 
+std::vector<CrossGraph> RankedCrossGraphs(const std::vector<RankInput>& inputs,
+                                          const analysis::NodeStatsOptions& options, size_t top) {
+  std::vector<CrossGraph> graphs = analysis::CompareRanks(inputs, options);
+  if (inputs.empty()) return graphs;
+  std::vector<std::pair<uint64_t, double>> totals;  // (graph id, GPU time), by graph id
+  for (const analysis::GraphStats& g : analysis::ComputeGraphSummaries(*inputs[0].nodes)) {
+    totals.emplace_back(g.graph_id, g.gpu_total_us);
+  }
+  auto total = [&](uint64_t id) {
+    auto it = std::lower_bound(totals.begin(), totals.end(), std::pair<uint64_t, double>(id, -1));
+    return it != totals.end() && it->first == id ? it->second : 0.0;
+  };
+  std::stable_sort(graphs.begin(), graphs.end(), [&](const CrossGraph& a, const CrossGraph& b) {
+    return total(a.graph_id) > total(b.graph_id);
+  });
+  if (top > 0 && graphs.size() > top) graphs.resize(top);
+  return graphs;
+}
+
 StatusOr<RankTraces> RankTracesFromText(
     const std::vector<std::pair<std::string, std::string>>& traces) {
   std::vector<std::string> names;
@@ -297,8 +317,19 @@ StatusOr<RankTraces> RankTracesFromText(
 }
 
 std::string RanksOutput(NodesFormat format, const std::vector<RankInput>& inputs,
-                        const std::vector<CrossGraph>& graphs, size_t width) {
-  if (format == NodesFormat::kText) return Text(inputs, graphs, width);
+                        const std::vector<CrossGraph>& graphs, size_t width,
+                        const analysis::TraceOverview* overview) {
+  if (format == NodesFormat::kText) {
+    if (overview == nullptr) return Text(inputs, graphs, width);
+    std::string ranks_line;
+    std::string rest = Text(inputs, graphs, width);
+    const size_t eol = rest.find('\n') + 1;
+    ranks_line = rest.substr(0, eol);
+    ranks_line += '\n';
+    ranks_line += OverviewText(*overview, width);
+    ranks_line += rest.substr(eol);
+    return ranks_line;
+  }
   const bool csv = format == NodesFormat::kCsv;
   std::string out = csv ? kCsvHeader : "{\"ranks\":[";
   if (!csv) {
@@ -309,7 +340,9 @@ std::string RanksOutput(NodesFormat format, const std::vector<RankInput>& inputs
              "{\"rank\":" + (inputs[i].rank >= 0 ? to_string(inputs[i].rank) : "null") +
              ",\"source\":" + source + "}";
     }
-    out += "],\"graphs\":[";
+    out += "]";
+    if (overview != nullptr) out += OverviewJson(*overview);
+    out += ",\"graphs\":[";
   }
   for (size_t gi = 0; gi < graphs.size(); ++gi) {
     const CrossGraph& g = graphs[gi];

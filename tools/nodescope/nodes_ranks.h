@@ -10,6 +10,7 @@
 
 #include "analysis/stats/node_series.h"
 #include "analysis/stats/rank_stats.h"
+#include "analysis/stats/trace_overview.h"
 #include "base/status.h"
 #include "nodes_output.h"  // NodesFormat
 
@@ -60,9 +61,18 @@ StatusOr<RankTraces> RankTracesFromText(
 StatusOr<analysis::GraphNodes> NodeAcrossRanks(const RankTraces& traces,
                                                std::optional<uint64_t> graph_id, uint64_t node);
 
+// CompareRanks(inputs, options), the graphs ordered by the reference rank's GPU time in them,
+// heaviest first (ties by graph id), the first `top` only (0: all): what `nodes --top` shows.
+std::vector<analysis::CrossGraph> RankedCrossGraphs(const std::vector<analysis::RankInput>& inputs,
+                                                    const analysis::NodeStatsOptions& options,
+                                                    size_t top);
+
 // Text: per graph, its straggler and one line per node (spread of the ranks' means, slowest
 // rank, a collective's largest mean wait and whose). CSV and JSON: one row per (rank, node).
+// With `overview` (CombineOverviews of the ranks'), text opens with its table and JSON carries
+// it as "overview" after "ranks"; CSV (one row per (rank, node)) does not carry it.
 std::string RanksOutput(NodesFormat format, const std::vector<analysis::RankInput>& inputs,
-                        const std::vector<analysis::CrossGraph>& graphs, size_t width);
+                        const std::vector<analysis::CrossGraph>& graphs, size_t width,
+                        const analysis::TraceOverview* overview = nullptr);
 
 }  // namespace nodescope::cli

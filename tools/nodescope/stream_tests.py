@@ -64,7 +64,7 @@ if suite == "stdout-errors":
 elif suite == "stdin":
     for name, args, want in [
             ("check -", ["check", "-"], "verdict                         clean"),
-            ("nodes -", ["nodes", "-"], "graph 1: 6 nodes, 5 replays"),
+            ("nodes -", ["nodes", "-"], "graph 1 (graph-0f182548): 6 nodes, 5 replays"),
             ("nodes A --diff -", ["nodes", clean, "--diff", "-"], "graph 1: the same nodes in A and B"),
             ("plot -", ["plot", "-", "-o", os.path.join(scratch, "stdin.svg")], "wrote ")]:
         with open(clean, "rb") as f:

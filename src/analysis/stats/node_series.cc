@@ -96,6 +96,11 @@ struct Grouper {
     uint64_t gpu_events = 0;
     uint64_t keyed_events = 0;
     uint64_t untracked_events = 0;
+    RunningStats eager_other;
+  };
+  struct Eager {
+    uint32_t slot = 0;
+    EagerSeries series;
   };
 
   NodeSeriesOptions limits;
@@ -108,8 +113,10 @@ struct Grouper {
   FlatIndexMap<NodeKey, NodeKeyHash> index;
   FlatIndexMap<GraphKey, GraphKeyHash> graph_index;  // (slot, graph id) -> graphs[i]
   std::vector<GraphState> graphs;
-  std::vector<uint32_t> graph_of;  // nodes[i] -> graphs[graph_of[i]]
-  size_t held = 0;                 // occurrence slots allocated, all nodes together
+  std::vector<uint32_t> graph_of;      // nodes[i] -> graphs[graph_of[i]]
+  size_t held = 0;                     // occurrence slots allocated, all nodes together
+  std::vector<Eager> eager;            // every process's
+  FlatIndexMap<uint64_t> eager_index;  // (slot << 32 | name id in `strings`) -> eager[i]
 
   std::optional<std::string_view> Intern(std::string_view s) {
     std::optional<uint32_t> id = strings->Intern(s);
@@ -204,6 +211,31 @@ struct Grouper {
     nodes[i].occurrences.push_back(o);
   }
 
+  // An unkeyed kernel, copy or fill: added to its name's figures (or to the slot's other ones
+  // past the limits). Events without a usable duration are not counted.
+  void AddEager(const TraceEvent& e, uint32_t slot) {
+    if (!e.dur_us || !(*e.dur_us >= 0 && *e.dur_us <= 1e17)) return;
+    const bool room = eager.size() < limits.max_eager_names;
+    const std::optional<uint32_t> id = room ? strings->Intern(e.name) : strings->Find(e.name);
+    uint32_t i = FlatIndexMap<uint64_t>::kAbsent;
+    if (id) {
+      const uint64_t key = (uint64_t{slot} << 32) | *id;
+      i = eager_index.Find(key);
+      if (i == FlatIndexMap<uint64_t>::kAbsent && room) {
+        if (std::optional<std::string_view> cat = Intern(e.cat)) {
+          i = static_cast<uint32_t>(eager.size());
+          eager.push_back(Eager{slot, EagerSeries{strings->Get(*id), *cat, {}}});
+          eager_index.FindOrInsert(key, i);
+        }
+      }
+    }
+    if (i == FlatIndexMap<uint64_t>::kAbsent) {
+      slots[slot].eager_other.Add(*e.dur_us);
+    } else {
+      eager[i].series.durations.Add(*e.dur_us);
+    }
+  }
+
   Status Visit(const TraceEvent& e) {
     RETURN_IF_ERROR(CheckEvent(e));  // what `nodescope check` refuses too
     const uint32_t slot = per_process ? ProcessSlot(e.pid) : 0;  // below kMaxProcessSlots
@@ -213,7 +245,10 @@ struct Grouper {
     if (e.ph != "X" || !IsGpuCat(e.cat)) return OkStatus();
     SlotCounts& counts = slots[slot];
     ++counts.gpu_events;
-    if (!IsKeyedGpuEvent(e)) return OkStatus();
+    if (!IsKeyedGpuEvent(e)) {
+      AddEager(e, slot);
+      return OkStatus();
+    }
     ++counts.keyed_events;
     uint32_t i = index.Find(NodeKey{*e.graph_id, *e.graph_node_id, slot});
     if (i != FlatIndexMap<NodeKey>::kAbsent) {
@@ -248,6 +283,7 @@ struct Grouper {
       o.gpu_events = slots[s].gpu_events;
       o.keyed_events = slots[s].keyed_events;
       o.untracked_events = slots[s].untracked_events;
+      o.eager_other = slots[s].eager_other;
       o.limits = limits;
       o.strings = strings;
     }
@@ -261,7 +297,14 @@ struct Grouper {
     nodes = {};
     graphs = {};
     graph_of = {};
+    eager_index = {};
+    for (Eager& e : eager) out[e.slot].eager.push_back(e.series);
+    eager = {};
     for (GraphNodes& o : out) {
+      std::sort(o.eager.begin(), o.eager.end(), [](const EagerSeries& a, const EagerSeries& b) {
+        return a.durations.sum != b.durations.sum ? a.durations.sum > b.durations.sum
+                                                  : a.name < b.name;
+      });
       std::sort(o.nodes.begin(), o.nodes.end(), [](const NodeSeries& a, const NodeSeries& b) {
         return a.graph_id != b.graph_id ? a.graph_id < b.graph_id : a.node_id < b.node_id;
       });

@@ -69,10 +69,23 @@ struct NodeSeriesOptions {
   static constexpr size_t kDefaultMaxNodes = size_t{1} << 18;    // 262144 distinct nodes
   static constexpr size_t kDefaultMaxSamples = size_t{1} << 22;  // 4194304 occurrences
   static constexpr size_t kDefaultMaxNameBytes = size_t{64} << 20;
+  static constexpr size_t kDefaultMaxEagerNames = 4096;
 
   size_t max_nodes = kDefaultMaxNodes;
   size_t max_samples = kDefaultMaxSamples;
   size_t max_name_bytes = kDefaultMaxNameBytes;  // distinct name, cat and scope text
+  // Distinct names of GPU work outside graphs (EagerSeries) held, every process together; the
+  // events of later names are folded into GraphNodes::eager_other.
+  size_t max_eager_names = kDefaultMaxEagerNames;
+};
+
+// The kernels, copies or fills of one name that ran outside graphs (no graph keys: launched
+// eagerly, or by a tracer that does not key graph work), e.g. 2000 launches of an elementwise
+// kernel between graph replays.
+struct EagerSeries {
+  std::string_view name;  // held by GraphNodes::strings
+  std::string_view cat;   // of its first event
+  RunningStats durations;
 };
 
 struct GraphNodes {
@@ -89,6 +102,11 @@ struct GraphNodes {
   // Keyed events left out: their node was new after max_nodes nodes (or max_name_bytes of
   // names) were held, in the whole trace (every process of a merged trace together).
   uint64_t untracked_events = 0;
+  // GPU work outside graphs (gpu_events - keyed_events), by name: by total time descending, ties
+  // by name. Past limits.max_eager_names names (or the name budget), the rest are folded into
+  // eager_other (count 0: none were).
+  std::vector<EagerSeries> eager;
+  RunningStats eager_other;
   NodeSeriesOptions limits;                 // those in force
   std::shared_ptr<const NamePool> strings;  // the text of the nodes' names
   // The dependency DAGs the trace records ("nodescopeGraphs", docs/TRACE-DAG.md), by graph id

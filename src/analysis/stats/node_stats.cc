@@ -132,7 +132,16 @@ bool ByTotalDescending(const NodeStats& x, const NodeStats& y) {
   return x.total_us != y.total_us ? x.total_us > y.total_us : x.node_id < y.node_id;
 }
 
-GraphStats ComputeGraph(const GraphNodes& trace, size_t begin, size_t end) {
+// A node's total as ComputeNode() sums it (the same order, so the same bits).
+double NodeTotal(const NodeSeries& s) {
+  if (s.sampled()) return s.durations.sum;
+  double total = 0;
+  for (const NodeOccurrence& o : s.occurrences) total += o.dur_us;
+  return total;
+}
+
+// Everything of the graph of nodes [begin, end) but its nodes' rows.
+GraphStats ComputeSummary(const GraphNodes& trace, size_t begin, size_t end) {
   const std::vector<NodeSeries>& nodes = trace.nodes;
   GraphStats g;
   g.strings = trace.strings;
@@ -142,14 +151,8 @@ GraphStats ComputeGraph(const GraphNodes& trace, size_t begin, size_t end) {
     if ((nodes[i].node_id >> 32) != g.graph_id) ++g.mismatched_nodes;
     g.sampled = g.sampled || nodes[i].sampled();
     g.sample_level = std::max<unsigned>(g.sample_level, nodes[i].sample_level);
+    g.gpu_total_us += NodeTotal(nodes[i]);
   }
-  g.nodes.reserve(end - begin);
-  for (size_t i = begin; i < end; ++i) {
-    g.nodes.push_back(ComputeNode(nodes[i]));
-    g.gpu_total_us += g.nodes.back().total_us;
-  }
-  for (NodeStats& n : g.nodes) n.share = g.gpu_total_us > 0 ? n.total_us / g.gpu_total_us : kNaN;
-  std::sort(g.nodes.begin(), g.nodes.end(), ByTotalDescending);
   ComputeReplays(nodes, begin, end, g);
   g.replays_held = g.replays;
   if (g.sampled) {
@@ -159,6 +162,27 @@ GraphStats ComputeGraph(const GraphNodes& trace, size_t begin, size_t end) {
             : static_cast<uint64_t>(std::ldexp(static_cast<double>(g.replays), g.sample_level));
   }
   return g;
+}
+
+// The rows of nodes [begin, end) into `g` (its summary computed), at most `top` (0: all).
+void ComputeRows(const GraphNodes& trace, size_t begin, size_t end, size_t top, GraphStats& g) {
+  g.nodes.clear();
+  g.nodes.reserve(end - begin);
+  for (size_t i = begin; i < end; ++i) g.nodes.push_back(ComputeNode(trace.nodes[i]));
+  for (NodeStats& n : g.nodes) n.share = g.gpu_total_us > 0 ? n.total_us / g.gpu_total_us : kNaN;
+  std::sort(g.nodes.begin(), g.nodes.end(), ByTotalDescending);
+  if (top > 0 && g.nodes.size() > top) g.nodes.resize(top);
+}
+
+// [begin, end) of graph `graph_id`'s nodes in `trace` (sorted by graph id); empty when absent.
+std::pair<size_t, size_t> RangeOf(const GraphNodes& trace, uint64_t graph_id) {
+  const auto lo =
+      std::lower_bound(trace.nodes.begin(), trace.nodes.end(), graph_id,
+                       [](const NodeSeries& n, uint64_t id) { return n.graph_id < id; });
+  const auto hi = std::partition_point(lo, trace.nodes.end(),
+                                       [&](const NodeSeries& n) { return n.graph_id == graph_id; });
+  return {static_cast<size_t>(lo - trace.nodes.begin()),
+          static_cast<size_t>(hi - trace.nodes.begin())};
 }
 
 // ---- Comparison.
@@ -328,12 +352,29 @@ void ForEachGraphStats(const GraphNodes& trace, const NodeStatsOptions& options,
     size_t end = begin;
     while (end < nodes.size() && nodes[end].graph_id == nodes[begin].graph_id) ++end;
     if (!options.graph_id || *options.graph_id == nodes[begin].graph_id) {
-      GraphStats g = ComputeGraph(trace, begin, end);
-      if (options.top > 0 && g.nodes.size() > options.top) g.nodes.resize(options.top);
+      GraphStats g = ComputeSummary(trace, begin, end);
+      ComputeRows(trace, begin, end, options.top, g);
       if (!visit(std::move(g))) return;
     }
     begin = end;
   }
+}
+
+std::vector<GraphStats> ComputeGraphSummaries(const GraphNodes& trace) {
+  std::vector<GraphStats> out;
+  const std::vector<NodeSeries>& nodes = trace.nodes;
+  for (size_t begin = 0; begin < nodes.size();) {
+    size_t end = begin;
+    while (end < nodes.size() && nodes[end].graph_id == nodes[begin].graph_id) ++end;
+    out.push_back(ComputeSummary(trace, begin, end));
+    begin = end;
+  }
+  return out;
+}
+
+void ComputeGraphRows(const GraphNodes& trace, size_t top, GraphStats& graph) {
+  const auto [begin, end] = RangeOf(trace, graph.graph_id);
+  ComputeRows(trace, begin, end, top, graph);
 }
 
 std::vector<GraphStats> ComputeNodeStats(const GraphNodes& trace, const NodeStatsOptions& options) {

@@ -48,6 +48,9 @@ struct NodeStats {
 
 struct GraphStats {
   uint64_t graph_id = 0;
+  // Its stable name (model/graph_name.h), unique within the trace; set by ComputeOverview
+  // (trace_overview.h), empty elsewhere.
+  std::string name;
   // Distinct correlation ids among the occurrences of the graph's nodes: every node of one replay
   // carries the launch's correlation id (events without one count as one replay together). When
   // `sampled`: the replays held times 2^sample_level, an estimate.
@@ -91,6 +94,13 @@ std::vector<GraphStats> ComputeNodeStats(const GraphNodes& trace,
 // returns false.
 void ForEachGraphStats(const GraphNodes& trace, const NodeStatsOptions& options,
                        const std::function<bool(GraphStats&&)>& visit);
+
+// Every graph's figures but its node rows (GraphStats::nodes empty, node_count set), by graph
+// id: cheaper than ComputeNodeStats when only the graphs are ranked (the overview).
+std::vector<GraphStats> ComputeGraphSummaries(const GraphNodes& trace);
+// Fills `graph`'s node rows (at most `top`; 0: all) from `trace`, as ComputeNodeStats does;
+// `graph` comes from ComputeGraphSummaries(trace).
+void ComputeGraphRows(const GraphNodes& trace, size_t top, GraphStats& graph);
 
 // Comparing two traces ("A" before, "B" after).
 //
