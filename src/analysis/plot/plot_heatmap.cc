@@ -31,6 +31,8 @@ std::string Attr(const char* name, double v, int decimals = 1) {
 // the smallest of kSpans that holds 98 % of the cells (all of them when there are few); cells
 // beyond it take the end colours and are counted.
 constexpr std::array<double, 7> kSpans = {1.1, 1.25, 1.5, 2, 4, 10, 100};
+// A round ratio between 1 and each span, for the colour bar's middle ticks.
+constexpr std::array<double, 7> kMiddleTicks = {1.05, 1.1, 1.2, 1.5, 2, 3, 10};
 
 struct RatioScale {
   double span = kSpans[0];
@@ -201,7 +203,10 @@ double DrawHeatmapPanel(const Panel& panel, std::string& out) {
          ">its row's median</text>\n";
   out += "<rect" + Attr("x", bar_x) + Attr("y", top) + Attr("width", kBarWidth) +
          Attr("height", bar_height) + " fill=\"url(#ns-diverging)\" stroke=\"#9a9a9a\"/>\n";
-  const double half = 1 + (scale.span - 1) / 2;
+  double half = kMiddleTicks[0];
+  for (size_t i = 0; i < kSpans.size(); ++i) {
+    if (kSpans[i] == scale.span) half = kMiddleTicks[i];
+  }
   for (double ratio : {scale.span, half, 1.0, 1 / half, 1 / scale.span}) {
     double y = bar_bottom - scale.T(ratio, 1) * bar_height;
     out += "<line class=\"ax\"" + Attr("x1", bar_x + kBarWidth) + Attr("y1", y) +
@@ -215,8 +220,8 @@ double DrawHeatmapPanel(const Panel& panel, std::string& out) {
   if (beyond > 0) {
     out += "<text class=\"note\"" + Attr("x", bar_x) + Attr("y", bar_bottom + 32) + ">" +
            std::to_string(beyond) + (beyond == 1 ? " cell" : " cells") +
-           " past the</text><text class=\"note\"" + Attr("x", bar_x) + Attr("y", bar_bottom + 46) +
-           ">ends: end colours</text>\n";
+           " past</text><text class=\"note\"" + Attr("x", bar_x) + Attr("y", bar_bottom + 46) +
+           ">the ends</text>\n";
     bar_end = bar_bottom + 52;
   }
   out += "</g>\n";
