@@ -33,6 +33,7 @@ struct PlotCommandOptions {
   std::optional<uint64_t> graph;
   std::vector<uint64_t> nodes;
   bool heatmap = false;
+  size_t top = 16;
   int width = 960;
   analysis::NodeSeriesOptions limits;
 };
@@ -52,6 +53,32 @@ Format FormatOf(const std::string& path) {
 std::string BaseName(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// "12.5 %" of `part` in `whole`; "<0.1 %" for a sliver.
+std::string Percent(double part, double whole) {
+  double p = whole > 0 ? 100 * part / whole : 0;
+  if (p > 0 && p < 0.1) return "<0.1 %";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.1f %%", p);
+  return buf;
+}
+
+// What the picture leaves out, in one line ("" when nothing): the picture draws the heaviest
+// graphs and nodes, so that is what the user needs to know to trust it or choose others.
+std::string LeftOutText(const analysis::PlotOmissions& o) {
+  if (o.nodes == 0) return "";
+  std::string s = "not drawn, the lightest: ";
+  if (o.graphs > 0) {
+    s += std::to_string(o.graphs) + " of " + std::to_string(o.graphs_total) + " graphs";
+  }
+  if (o.graphs > 0 && o.nodes_cut > 0) s += " and ";
+  if (o.nodes_cut > 0) s += std::to_string(o.nodes_cut) + " nodes of drawn graphs";
+  s += " (" + std::to_string(o.nodes) + " of " + std::to_string(o.nodes_total) + " nodes), " +
+       Percent(o.gpu_us, o.gpu_us_total) +
+       " of the GPU time in graphs; --top, --graph and --node "
+       "choose what is drawn";
+  return s;
 }
 
 int Plot(const PlotCommandOptions& opts) {
@@ -123,16 +150,20 @@ int Plot(const PlotCommandOptions& opts) {
     plot.node_ids.clear();
   }
   plot.heatmap = opts.heatmap;
+  plot.max_graphs = opts.top;
   plot.width = opts.width;
   plot.source = opts.trace == "-" ? "stdin" : BaseName(opts.trace);
   if (opts.traces.size() > 1) plot.source = what;
-  StatusOr<std::string> picture =
-      format == Format::kHtml ? RenderPlotHtml(*nodes, plot) : RenderPlotSvg(*nodes, plot);
+  StatusOr<analysis::PlotDocument> picture = analysis::RenderPlot(
+      *nodes, plot,
+      format == Format::kHtml ? analysis::PlotFormat::kHtml : analysis::PlotFormat::kSvg);
   if (!picture.ok()) {
     PrintError("plot", opts.trace + ": " + picture.status().message());
     return kNothingToPlot;
   }
-  Status written = WriteFileAtomically(opts.output, *picture);
+  const std::string left_out = LeftOutText(picture->left_out);
+  if (!left_out.empty()) PrintError("plot", "warning: " + opts.trace + ": " + left_out);
+  Status written = WriteFileAtomically(opts.output, picture->text);
   if (!written.ok()) {
     PrintError("plot", written.message());
     return kUnusable;
@@ -184,15 +215,21 @@ CLI::App* AddPlotCommand(CLI::App& app, int* exit_code) {
       ->transform(NodeOrdinal());
   plot->add_flag("--heatmap", opts->heatmap,
                  "Draw a heat map even for a graph of 12 nodes or fewer");
+  plot->add_option("--top", opts->top,
+                   "Draw the N graphs with the most GPU time as panels (default 16)")
+      ->check(CLI::PositiveNumber);
   plot->add_option("--width", opts->width, "Picture width in pixels")->check(CLI::Range(480, 8000));
   plot->footer(
       "Memory stays bounded as for `nodescope nodes`: at most 262144 distinct nodes and 4194304\n"
       "occurrences are held per trace file (a merged trace's processes together). Past that, a\n"
       "graph is drawn over a uniform sample of its replays (1 in 2, 4, ...; the panel's title\n"
       "says \"drawn: a sample, 1 in N replays\"), and a warning on stderr says how many nodes.\n"
-      "One picture draws at most 1024 nodes: a graph past that keeps its first nodes (\"N of M\n"
-      "nodes\"), further graphs are left out (the title says how many); --graph and --node\n"
-      "choose others.");
+      "Graphs are drawn by weight, the most GPU time first: a panel each for the --top graphs of\n"
+      "several replays, and one table of the graphs that ran once (at most 12 rows). One picture\n"
+      "draws at most 1024 nodes: a graph past that keeps its heaviest (\"N of M nodes\"). What is\n"
+      "left out is said on stderr and in the title (graphs, nodes, share of the GPU time);\n"
+      "--graph and --node choose others. A heat map colours each cell against its node's median\n"
+      "(blue faster, red slower), so that drift and jitter show in every row.");
   // Test seams, not for users: small limits, so a test needs no millions of events.
   plot->add_option("--max-nodes", opts->limits.max_nodes)->group("")->check(CLI::PositiveNumber);
   plot->add_option("--max-samples", opts->limits.max_samples)

@@ -6,7 +6,9 @@ namespace nodescope::analysis::plot {
 namespace {
 
 // Reads the data-* attributes the panels write: data-plot (the plot rectangle), data-n (replays),
-// data-b (columns), data-unit; per series or row data-label and data-d (a value per column).
+// data-b (columns), data-unit; per series or row data-label and data-d (a value per column), and
+// per heat-map row data-m (its median: the tooltip gives the cell against it). The tooltip is
+// placed against the viewport: beside the pointer, on the side with room, and clamped inside.
 constexpr std::string_view kScript = R"JS(
 (() => {
   const svg = document.querySelector('svg');
@@ -23,6 +25,19 @@ constexpr std::string_view kScript = R"JS(
     d.textContent = text;
     if (color) d.style.borderLeft = '10px solid ' + color;
     return d;
+  };
+  // Right of and below the pointer; left of / above it when that side lacks room; then clamped,
+  // so that the whole box stays in the viewport (its size is capped by the style to fit).
+  const place = (x, y) => {
+    const pad = 4, gap = 14, view = document.documentElement;
+    const vw = view.clientWidth, vh = view.clientHeight;
+    tip.style.left = tip.style.top = '0px';  // measured where nothing squeezes it
+    const w = tip.offsetWidth, h = tip.offsetHeight;
+    let left = x + gap, top = y + gap;
+    if (left + w > vw - pad) left = x - gap - w;
+    if (top + h > vh - pad) top = y - gap - h;
+    tip.style.left = Math.max(pad, Math.min(left, vw - pad - w)) + 'px';
+    tip.style.top = Math.max(pad, Math.min(top, vh - pad - h)) + 'px';
   };
   svg.addEventListener('mouseleave', hide);
   svg.addEventListener('mousemove', (e) => {
@@ -53,6 +68,12 @@ constexpr std::string_view kScript = R"JS(
         const d = s.dataset.d.split(' ');
         if (k < d.length && d[k] !== '') {
           tip.appendChild(row(s.dataset.label + ':  ' + d[k] + unit, s.getAttribute('stroke')));
+          const m = +s.dataset.m;
+          if (heat && m > 0) {
+            const pct = (+d[k] / m - 1) * 100;
+            tip.appendChild(row((pct >= 0 ? '+' : '\u2212') + Math.abs(pct).toFixed(1) +
+                                ' % vs. its median, ' + s.dataset.m + unit));
+          }
         }
       }
       if (heat) {
@@ -65,9 +86,7 @@ constexpr std::string_view kScript = R"JS(
         guide.style.display = '';
       }
       tip.hidden = false;
-      const flip = e.clientX + 20 + tip.offsetWidth > window.innerWidth;
-      tip.style.left = (flip ? e.clientX - 14 - tip.offsetWidth : e.clientX + 14) + 'px';
-      tip.style.top = (e.clientY + 14) + 'px';
+      place(e.clientX, e.clientY);
       return;
     }
     hide();
@@ -88,7 +107,8 @@ std::string WrapHtml(std::string_view svg, std::string_view title) {
       "svg{max-width:100%;height:auto;background:#fff;box-shadow:0 1px 3px #0002}\n"
       "#ns-tip{position:fixed;pointer-events:none;background:#fff;border:1px solid #bbb;"
       "border-radius:4px;padding:6px 8px;font:12px Menlo,Consolas,monospace;"
-      "box-shadow:0 2px 6px #0003;white-space:pre;max-width:70vw;overflow:hidden}\n"
+      "box-shadow:0 2px 6px #0003;white-space:pre;overflow:hidden;box-sizing:border-box;"
+      "max-width:calc(100vw - 8px);max-height:calc(100vh - 8px)}\n"
       "#ns-tip div{padding-left:4px;margin:1px 0}\n"
       "</style>\n</head>\n<body>\n";
   out += svg;

@@ -13,16 +13,16 @@ constexpr std::array<std::string_view, 12> kSeriesColors = {
     "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
     "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac", "#1f3b73", "#8cd17d"};
 
-// matplotlib's viridis at 0, 1/8, ..., 1.
-constexpr std::array<std::array<int, 3>, kViridisControls> kViridis = {{{0x44, 0x01, 0x54},
-                                                                        {0x47, 0x2d, 0x7b},
-                                                                        {0x3b, 0x52, 0x8b},
-                                                                        {0x2c, 0x72, 0x8e},
-                                                                        {0x21, 0x91, 0x8c},
-                                                                        {0x28, 0xae, 0x80},
-                                                                        {0x5e, 0xc9, 0x62},
-                                                                        {0xad, 0xdc, 0x30},
-                                                                        {0xfd, 0xe7, 0x25}}};
+// ColorBrewer's RdBu (9 classes), from blue to red.
+constexpr std::array<std::array<int, 3>, kDivergingControls> kDiverging = {{{0x21, 0x66, 0xac},
+                                                                            {0x43, 0x93, 0xc3},
+                                                                            {0x92, 0xc5, 0xde},
+                                                                            {0xd1, 0xe5, 0xf0},
+                                                                            {0xf7, 0xf7, 0xf7},
+                                                                            {0xfd, 0xdb, 0xc7},
+                                                                            {0xf4, 0xa5, 0x82},
+                                                                            {0xd6, 0x60, 0x4d},
+                                                                            {0xb2, 0x18, 0x2b}}};
 
 int DecimalsFor(double step) {
   int d = -static_cast<int>(std::floor(std::log10(step) + 1e-9));
@@ -72,16 +72,16 @@ TimeUnit UnitFor(double max_us) {
 
 std::string_view SeriesColor(size_t i) { return kSeriesColors[i % kSeriesColors.size()]; }
 
-std::string Viridis(double t) {
-  if (!(t > 0)) t = 0;  // also NaN
+std::string Diverging(double t) {
+  if (!(t >= 0)) t = t < 0 ? 0 : 0.5;  // NaN: the middle
   if (t > 1) t = 1;
-  double pos = t * (kViridisControls - 1);
-  auto i = std::min(static_cast<size_t>(pos), static_cast<size_t>(kViridisControls - 2));
+  double pos = t * (kDivergingControls - 1);
+  auto i = std::min(static_cast<size_t>(pos), static_cast<size_t>(kDivergingControls - 2));
   double f = pos - static_cast<double>(i);
   char buf[8];
   int rgb[3];
   for (size_t c = 0; c < 3; ++c) {
-    rgb[c] = static_cast<int>(std::lround(kViridis[i][c] * (1 - f) + kViridis[i + 1][c] * f));
+    rgb[c] = static_cast<int>(std::lround(kDiverging[i][c] * (1 - f) + kDiverging[i + 1][c] * f));
   }
   std::snprintf(buf, sizeof(buf), "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
   return buf;

@@ -34,10 +34,11 @@ TimeUnit UnitFor(double max_us);
 // Line colours: 12 distinct hues (Tableau 10 and two more); i wraps around.
 std::string_view SeriesColor(size_t i);
 
-// A viridis-like colour for t in [0, 1] (clamped): dark purple -> blue -> green -> yellow,
-// interpolated in RGB between nine control colours of matplotlib's viridis. "#rrggbb".
-std::string Viridis(double t);
-inline constexpr int kViridisControls = 9;
+// A diverging colour for t in [0, 1] (clamped): blue (0) -> near-white (0.5) -> red (1),
+// interpolated in RGB between the nine colours of ColorBrewer's RdBu, reversed. "#rrggbb".
+// The heat map's: below a node's median is blue, at it pale, above it red.
+std::string Diverging(double t);
+inline constexpr int kDivergingControls = 9;
 
 // Replays [first, last] (0-based, inclusive) of one column of a plot, and a node's durations there.
 struct Bucket {

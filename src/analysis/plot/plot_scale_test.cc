@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace nodescope::analysis {
 namespace {
 
@@ -29,12 +31,13 @@ TEST(UnitFor, KeepsLabelsShort) {
   EXPECT_EQ(UnitFor(25000).name, "ms");
 }
 
-TEST(Colors, ViridisEndsAndPaletteWraps) {
-  EXPECT_EQ(Viridis(0), "#440154");
-  EXPECT_EQ(Viridis(1), "#fde725");
-  EXPECT_EQ(Viridis(0.5), "#21918c");
-  EXPECT_EQ(Viridis(-3), "#440154");
-  EXPECT_EQ(Viridis(7), "#fde725");
+TEST(Colors, DivergingEndsAndPaletteWraps) {
+  EXPECT_EQ(Diverging(0), "#2166ac");    // blue: faster than the median
+  EXPECT_EQ(Diverging(1), "#b2182b");    // red: slower
+  EXPECT_EQ(Diverging(0.5), "#f7f7f7");  // the median: pale
+  EXPECT_EQ(Diverging(-3), "#2166ac");
+  EXPECT_EQ(Diverging(7), "#b2182b");
+  EXPECT_EQ(Diverging(std::nan("")), "#f7f7f7");
   EXPECT_EQ(SeriesColor(0), SeriesColor(12));
   EXPECT_NE(SeriesColor(0), SeriesColor(11));
 }

@@ -1,10 +1,9 @@
-// The plot document: picks the panels (graphs, nodes) and stacks them under a header.
+// The plot document: stacks the panels (plot_select.cc picks them) under a header.
 // Also the pieces the line and heat-map panels share: titles and the replay axis.
 #include "analysis/plot/plot_svg.h"
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 #include "analysis/plot/plot_panel.h"
 #include "analysis/plot/svg_text.h"
@@ -26,6 +25,9 @@ std::string PanelTitle(const Panel& panel, const std::string& detail) {
   std::string nodes = std::to_string(panel.nodes.size());
   if (panel.nodes.size() != panel.graph_nodes) nodes += " of " + std::to_string(panel.graph_nodes);
   nodes += panel.graph_nodes == 1 ? " node" : " nodes";
+  if (panel.gpu_us < panel.graph_gpu_us) {  // cut to the node cap: say how much is drawn
+    nodes += " (the heaviest, " + ShareText(panel.gpu_us, panel.graph_gpu_us) + " of its time)";
+  }
   std::string replays = std::to_string(panel.replays);
   if (panel.min_replays != panel.replays) {
     replays = std::to_string(panel.min_replays) + "\xE2\x80\x93" + replays;  // en dash
@@ -44,9 +46,26 @@ std::string PanelTitle(const Panel& panel, const std::string& detail) {
                (level >= 64 ? "2^" + std::to_string(level) : std::to_string(uint64_t{1} << level)) +
                " replays (memory limit)";
   }
+  // Its weight first: panels are ordered by it.
+  std::string time = TimeText(panel.graph_gpu_us);
+  if (panel.share) time += " (" + ShareText(panel.graph_gpu_us, panel.total_gpu_us) + ")";
   return "<text class=\"pt\" x=\"24\" y=\"" + Fixed(panel.top + 22, 1) + "\">Graph " +
-         std::to_string(panel.graph_id) + " <tspan class=\"pd\">\xC2\xB7 " + nodes + " \xC2\xB7 " +
-         replays + XmlEscaped(detail) + "</tspan></text>\n";
+         std::to_string(panel.graph_id) + " <tspan class=\"pd\">\xC2\xB7 " + time + " \xC2\xB7 " +
+         nodes + " \xC2\xB7 " + replays + XmlEscaped(detail) + "</tspan></text>\n";
+}
+
+std::string TimeText(double us) {
+  TimeUnit unit = UnitFor(us);
+  std::string s = Significant(us * unit.per_us, 3);
+  s += ' ';
+  s += unit.name;
+  return s;
+}
+
+std::string ShareText(double part, double whole) {
+  double percent = whole > 0 ? 100 * part / whole : 0;
+  if (percent > 0 && percent < 0.1) return "&lt;0.1 %";
+  return Fixed(percent, percent >= 99.95 || percent == 0 ? 0 : 1) + " %";
 }
 
 double MaxDurationUs(const Panel& panel) {
@@ -103,98 +122,6 @@ namespace {
 
 using plot::Panel;
 
-std::string GraphList(const std::vector<uint64_t>& graphs) {
-  std::string out;
-  for (size_t i = 0; i < graphs.size() && i < 10; ++i) {
-    out += (i ? ", " : "") + std::to_string(graphs[i]);
-  }
-  if (graphs.size() > 10) out += ", ... (" + std::to_string(graphs.size()) + " graphs)";
-  return out;
-}
-
-// A --node value: a whole "graph node id", or the ordinal of a node (its "#N" in the legend) in
-// the one graph it can belong to (--graph, or the only graph that has it).
-StatusOr<uint64_t> ResolveNode(const GraphNodes& trace, uint64_t id,
-                               std::optional<uint64_t> graph_id) {
-  std::vector<const NodeSeries*> by_ordinal;
-  for (const NodeSeries& node : trace.nodes) {
-    if (node.node_id == id) {
-      if (graph_id && node.graph_id != *graph_id) {
-        return NotFoundError("node " + std::to_string(id) + " is in graph " +
-                             std::to_string(node.graph_id) + ", not in graph " +
-                             std::to_string(*graph_id));
-      }
-      return id;
-    }
-    bool ordinal = id <= 0xFFFFFFFFu && node.node_id == (node.graph_id << 32 | id);
-    if (ordinal && (!graph_id || node.graph_id == *graph_id)) by_ordinal.push_back(&node);
-  }
-  if (by_ordinal.size() == 1) return by_ordinal[0]->node_id;
-  if (by_ordinal.size() > 1) {
-    std::vector<uint64_t> graphs;
-    for (const NodeSeries* node : by_ordinal) graphs.push_back(node->graph_id);
-    return InvalidArgumentError("node #" + std::to_string(id) + " is in several graphs (" +
-                                GraphList(graphs) + "); add --graph or give the whole node id");
-  }
-  return NotFoundError("node " + std::to_string(id) + " is not in " +
-                       (graph_id ? "graph " + std::to_string(*graph_id) : "the trace"));
-}
-
-// Panels to draw; `*left_out` is set to the graphs not drawn for options.max_nodes.
-StatusOr<std::vector<Panel>> SelectPanels(const GraphNodes& trace, const PlotOptions& options,
-                                          size_t* left_out) {
-  *left_out = 0;
-  if (trace.nodes.empty()) {
-    return FailedPreconditionError(
-        "no GPU event carries both graph keys (\"graph id\" and \"graph node id\"), so there is "
-        "no graph node to plot; record the program with `nodescope run`");
-  }
-  std::map<uint64_t, std::vector<const NodeSeries*>> by_graph;
-  for (const NodeSeries& node : trace.nodes) by_graph[node.graph_id].push_back(&node);
-  std::vector<uint64_t> graphs;
-  for (const auto& [graph, unused] : by_graph) graphs.push_back(graph);
-  if (options.graph_id && by_graph.count(*options.graph_id) == 0) {
-    return NotFoundError("graph " + std::to_string(*options.graph_id) +
-                         " is not in the trace; its graphs are " + GraphList(graphs));
-  }
-  std::vector<uint64_t> wanted;
-  for (uint64_t id : options.node_ids) {
-    ASSIGN_OR_RETURN(uint64_t node_id, ResolveNode(trace, id, options.graph_id));
-    wanted.push_back(node_id);
-  }
-  std::vector<Panel> panels;
-  size_t drawn = 0;
-  for (const auto& [graph, nodes] : by_graph) {
-    if (options.graph_id && graph != *options.graph_id) continue;
-    if (drawn >= options.max_nodes) {
-      ++*left_out;
-      continue;
-    }
-    Panel panel;
-    panel.graph_id = graph;
-    panel.graph_nodes = nodes.size();
-    for (const NodeSeries* node : nodes) {
-      if (wanted.empty() ||
-          std::find(wanted.begin(), wanted.end(), node->node_id) != wanted.end()) {
-        panel.nodes.push_back(node);
-      }
-    }
-    if (panel.nodes.empty()) continue;
-    if (panel.nodes.size() > options.max_nodes - drawn)
-      panel.nodes.resize(options.max_nodes - drawn);
-    drawn += panel.nodes.size();
-    panel.min_replays = panel.nodes[0]->occurrences.size();
-    for (const NodeSeries* node : panel.nodes) {
-      panel.replays = std::max(panel.replays, node->occurrences.size());
-      panel.min_replays = std::min(panel.min_replays, node->occurrences.size());
-    }
-    panel.index = panels.size();
-    panel.width = options.width;
-    panels.push_back(std::move(panel));
-  }
-  return panels;
-}
-
 constexpr std::string_view kStyle =
     "text{fill:#333}\n"
     ".h{font-size:17px;font-weight:bold;fill:#222}\n"
@@ -212,18 +139,23 @@ constexpr std::string_view kStyle =
 
 // The <svg> element with everything in it; `xml_declaration` for a standalone .svg file.
 StatusOr<std::string> Document(const GraphNodes& trace, const PlotOptions& options,
-                               bool xml_declaration) {
-  size_t graphs_left_out = 0;
-  ASSIGN_OR_RETURN(std::vector<Panel> panels, SelectPanels(trace, options, &graphs_left_out));
+                               bool xml_declaration, PlotOmissions* left_out) {
+  ASSIGN_OR_RETURN(plot::Selection selection, plot::SelectPlot(trace, options));
+  *left_out = selection.left_out;
   double width = std::max(options.width, 480);
   std::string body;
   double y = 34;
-  for (Panel& panel : panels) {
+  for (Panel& panel : selection.panels) {
     panel.top = y;
     panel.width = width;
     bool heat = options.heatmap || panel.nodes.size() > options.max_lines;
     y += heat ? plot::DrawHeatmapPanel(panel, body) : plot::DrawLinePanel(panel, body);
     y += 12;
+  }
+  if (!selection.one_shots.rows.empty()) {
+    selection.one_shots.top = y;
+    selection.one_shots.width = width;
+    y += plot::DrawOneShotTable(selection.one_shots, body) + 12;
   }
   std::string w = Fixed(width, 0), h = Fixed(std::ceil(y), 0);
   std::string out;
@@ -232,18 +164,20 @@ StatusOr<std::string> Document(const GraphNodes& trace, const PlotOptions& optio
          "\" viewBox=\"0 0 " + w + " " + h +
          "\" font-family=\"Helvetica, Arial, 'DejaVu Sans', sans-serif\">\n<style>\n";
   out += kStyle;
-  out += "</style>\n<defs><linearGradient id=\"ns-viridis\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">";
-  for (int i = 0; i < kViridisControls; ++i) {
-    double t = i / static_cast<double>(kViridisControls - 1);
-    out += "<stop offset=\"" + Fixed(t, 3) + "\" stop-color=\"" + Viridis(t) + "\"/>";
+  out += "</style>\n<defs><linearGradient id=\"ns-diverging\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">";
+  for (int i = 0; i < kDivergingControls; ++i) {
+    double t = i / static_cast<double>(kDivergingControls - 1);
+    out += "<stop offset=\"" + Fixed(t, 3) + "\" stop-color=\"" + Diverging(t) + "\"/>";
   }
   out += "</linearGradient></defs>\n<rect width=\"" + w + "\" height=\"" + h +
          "\" fill=\"#ffffff\"/>\n<text class=\"h\" x=\"24\" y=\"26\">Graph node durations "
          "across replays";
-  if (graphs_left_out > 0) {
-    out += " <tspan class=\"note\">(" + std::to_string(graphs_left_out) +
-           " more graphs not drawn: at most " + std::to_string(options.max_nodes) +
-           " nodes per picture; choose with --graph)</tspan>";
+  if (left_out->nodes > 0) {  // the lightest are left out: say how much of the time is drawn
+    const PlotOmissions& o = *left_out;
+    out += " <tspan class=\"note\">(drawn: " +
+           plot::ShareText(o.gpu_us_total - o.gpu_us, o.gpu_us_total) + " of the GPU time, " +
+           std::to_string(o.graphs_total - o.graphs) + " of " + std::to_string(o.graphs_total) +
+           " graphs, heaviest first; choose with --graph, --node)</tspan>";
   }
   out += "</text>\n";
   if (!options.source.empty()) {
@@ -257,13 +191,23 @@ StatusOr<std::string> Document(const GraphNodes& trace, const PlotOptions& optio
 
 }  // namespace
 
+StatusOr<PlotDocument> RenderPlot(const GraphNodes& nodes, const PlotOptions& options,
+                                  PlotFormat format) {
+  PlotDocument document;
+  const bool html = format == PlotFormat::kHtml;
+  ASSIGN_OR_RETURN(std::string svg, Document(nodes, options, !html, &document.left_out));
+  document.text = html ? plot::WrapHtml(svg, options.source) : std::move(svg);
+  return document;
+}
+
 StatusOr<std::string> RenderPlotSvg(const GraphNodes& nodes, const PlotOptions& options) {
-  return Document(nodes, options, true);
+  ASSIGN_OR_RETURN(PlotDocument document, RenderPlot(nodes, options, PlotFormat::kSvg));
+  return std::move(document.text);
 }
 
 StatusOr<std::string> RenderPlotHtml(const GraphNodes& nodes, const PlotOptions& options) {
-  ASSIGN_OR_RETURN(std::string svg, Document(nodes, options, false));
-  return plot::WrapHtml(svg, options.source);
+  ASSIGN_OR_RETURN(PlotDocument document, RenderPlot(nodes, options, PlotFormat::kHtml));
+  return std::move(document.text);
 }
 
 }  // namespace nodescope::analysis

@@ -18,191 +18,22 @@
 #include <string>
 #include <vector>
 
+#include "analysis/plot/plot_testing.h"
+
 namespace nodescope::analysis {
 namespace {
 
-// A GPU event of node `ordinal` of graph `graph` in replay `replay`.
-std::string Event(std::string_view name, uint64_t graph, uint64_t ordinal, int replay, double dur,
-                  std::string_view cat = "kernel") {
-  std::string escaped;
-  for (char c : name) {
-    if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-      escaped += buf;
-      continue;
-    }
-    if (c == '"' || c == '\\') escaped += '\\';
-    escaped += c;
-  }
-  return R"({"ph":"X","cat":")" + std::string(cat) + R"(","name":")" + escaped +
-         R"(","pid":0,"tid":7,"ts":)" + std::to_string(1000 * replay + 10 * ordinal) +
-         R"(,"dur":)" + std::to_string(dur) + R"(,"args":{"correlation":)" +
-         std::to_string(replay) + R"(,"graph id":)" + std::to_string(graph) +
-         R"(,"graph node id":)" + std::to_string(graph << 32 | ordinal) + "}}";
-}
-
-std::string Trace(const std::vector<std::string>& events) {
-  std::string json = "{\"traceEvents\":[";
-  for (size_t i = 0; i < events.size(); ++i) json += (i ? ",\n" : "\n") + events[i];
-  return json + "]}";
-}
-
-GraphNodes Collect(const std::vector<std::string>& events) {
-  StatusOr<GraphNodes> nodes = CollectNodeSeriesFromText("trace.json", Trace(events));
-  EXPECT_TRUE(nodes.ok()) << nodes.status().ToString();
-  return nodes.ok() ? std::move(nodes).value() : GraphNodes{};
-}
-
-std::string Render(const GraphNodes& nodes, const PlotOptions& options = {}) {
-  StatusOr<std::string> svg = RenderPlotSvg(nodes, options);
-  EXPECT_TRUE(svg.ok()) << svg.status().ToString();
-  return svg.ok() ? *svg : "";
-}
-
-size_t Count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
-// An element of the picture: its start tag, the text right after it, and where it ends.
-struct Element {
-  std::string tag;   // "<text class=\"tk\" x=\"1\">"
-  std::string text;  // character data up to the next '<'
-  size_t end = 0;    // just past the element (its end tag, or the tag when empty)
-};
-
-// Every element whose start tag begins with `start` ("<polyline ", "<g class=\"ns-row\"").
-std::vector<Element> Elements(const std::string& svg, const std::string& start) {
-  std::vector<Element> out;
-  for (size_t at = svg.find(start); at != std::string::npos; at = svg.find(start, at + 1)) {
-    Element e;
-    size_t close = svg.find('>', at);
-    e.tag = svg.substr(at, close + 1 - at);
-    e.text = svg.substr(close + 1, svg.find('<', close) - close - 1);
-    if (e.tag.ends_with("/>")) {
-      e.end = close + 1;
-    } else {
-      std::string name = e.tag.substr(1, e.tag.find_first_of(" >") - 1);
-      e.end = svg.find("</" + name + ">", close) + name.size() + 3;
-    }
-    out.push_back(e);
-  }
-  return out;
-}
-
-// Elements starting with `first` immediately followed by one starting with `second`.
-std::vector<std::pair<Element, Element>> Pairs(const std::string& svg, const std::string& first,
-                                               const std::string& second) {
-  std::vector<std::pair<Element, Element>> out;
-  for (const Element& e : Elements(svg, first)) {
-    if (svg.compare(e.end, second.size(), second) != 0) continue;
-    out.emplace_back(e, Elements(svg.substr(e.end, svg.find('\n', e.end) - e.end), second)[0]);
-  }
-  return out;
-}
-
-std::string AttrOf(const std::string& tag, const std::string& name) {
-  size_t at = tag.find(" " + name + "=\"");
-  if (at == std::string::npos) return "";
-  at += name.size() + 3;
-  return tag.substr(at, tag.find('"', at) - at);
-}
-
-// "x,y x,y ..." of a polyline.
-std::vector<std::pair<double, double>> Points(const std::string& list) {
-  std::vector<std::pair<double, double>> out;
-  std::istringstream in(list);
-  std::string point;
-  while (in >> point) {
-    size_t comma = point.find(',');
-    out.emplace_back(std::stod(point.substr(0, comma)), std::stod(point.substr(comma + 1)));
-  }
-  return out;
-}
-
-bool IsNameChar(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == ':' ||
-         c == '.';
-}
-
-// Whether `tag` (between < and >) is a name and name="value" attributes, maybe ending in '/'.
-bool WellFormedStartTag(const std::string& tag) {
-  size_t i = 0;
-  if (tag.empty() || !std::isalpha(static_cast<unsigned char>(tag[0]))) return false;
-  while (i < tag.size() && IsNameChar(tag[i])) ++i;
-  while (i < tag.size()) {
-    size_t spaces = i;
-    while (i < tag.size() && std::isspace(static_cast<unsigned char>(tag[i]))) ++i;
-    if (i == tag.size() || (tag[i] == '/' && i + 1 == tag.size())) return true;
-    if (i == spaces) return false;  // attributes are separated by white space
-    size_t name = i;
-    while (i < tag.size() && IsNameChar(tag[i])) ++i;
-    if (i == name || tag.compare(i, 2, "=\"") != 0) return false;
-    size_t close = tag.find('"', i + 2);
-    if (close == std::string::npos) return false;
-    i = close + 1;
-  }
-  return true;
-}
-
-// A small well-formedness check: balanced tags, quoted attributes, known entities, no stray < or
-// &. Returns "" when fine, else what is wrong.
-std::string XmlProblem(const std::string& xml) {
-  std::vector<std::string> open;
-  size_t i = 0;
-  auto entity_ok = [&](size_t at) {
-    for (const char* entity : {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;"}) {
-      if (xml.compare(at, std::strlen(entity), entity) == 0) return true;
-    }
-    size_t digits = at + 2;
-    while (digits < xml.size() && std::isdigit(static_cast<unsigned char>(xml[digits]))) ++digits;
-    return xml.compare(at, 2, "&#") == 0 && digits > at + 2 && digits < xml.size() &&
-           xml[digits] == ';';
-  };
-  if (xml.starts_with("<?xml")) i = xml.find("?>") + 2;
-  while (i < xml.size()) {
-    if (xml[i] == '&' && !entity_ok(i)) return "bad entity at " + std::to_string(i);
-    if (xml[i] == '>') return "stray > at " + std::to_string(i);  // fine in XML, never ours
-    if (xml[i] != '<') {
-      ++i;
-      continue;
-    }
-    size_t end = i + 1;
-    char quote = 0;
-    for (; end < xml.size(); ++end) {
-      char c = xml[end];
-      if (quote != 0) {
-        if (c == quote) quote = 0;
-        if (c == '<') return "< inside an attribute at " + std::to_string(end);
-        if (c == '&' && !entity_ok(end))
-          return "bad entity in an attribute at " + std::to_string(end);
-      } else if (c == '"' || c == '\'') {
-        quote = c;
-      } else if (c == '<') {
-        return "< inside a tag at " + std::to_string(end);
-      } else if (c == '>') {
-        break;
-      }
-    }
-    if (end == xml.size()) return "unterminated tag at " + std::to_string(i);
-    std::string tag = xml.substr(i + 1, end - i - 1);
-    if (tag.starts_with("/")) {
-      std::string name = tag.substr(1);
-      if (open.empty() || open.back() != name) return "unbalanced </" + name + ">";
-      open.pop_back();
-    } else if (tag.starts_with("!")) {
-      // <!DOCTYPE ...>: not in our SVG
-      return "unexpected <!";
-    } else {
-      if (!WellFormedStartTag(tag)) return "malformed tag <" + tag + ">";
-      if (!tag.ends_with("/")) open.push_back(tag.substr(0, tag.find_first_of(" \t\n/")));
-    }
-    i = end + 1;
-  }
-  return open.empty() ? "" : "unclosed <" + open.back() + ">";
-}
+using plot_testing::AttrOf;
+using plot_testing::Collect;
+using plot_testing::Count;
+using plot_testing::Element;
+using plot_testing::Elements;
+using plot_testing::Event;
+using plot_testing::Pairs;
+using plot_testing::Points;
+using plot_testing::Render;
+using plot_testing::Trace;
+using plot_testing::XmlProblem;
 
 // Durations of node `ordinal` in replay `replay` for the line tests: distinct and uneven.
 double Duration(int ordinal, int replay) {
@@ -240,7 +71,8 @@ TEST(PlotSvg, LinesAreWellFormedOnePerNodeAndMapBackToDurations) {
   std::string svg = Render(ThreeNodesTenReplays());
   EXPECT_EQ(XmlProblem(svg), "");
   EXPECT_EQ(Count(svg, "<polyline "), 3u);
-  EXPECT_NE(svg.find(">Graph 4 <tspan class=\"pd\">· 3 nodes · 10 replays</tspan>"),
+  // Its weight first (one graph: no share), then its size.
+  EXPECT_NE(svg.find(">Graph 4 <tspan class=\"pd\">· 232 µs · 3 nodes · 10 replays</tspan>"),
             std::string::npos);
   EXPECT_NE(svg.find(">duration (µs)</text>"), std::string::npos);
   EXPECT_NE(svg.find(">replay (n-th execution of each node)</text>"), std::string::npos);
@@ -346,8 +178,8 @@ TEST(PlotSvg, ManyNodesMakeAHeatMapWithOneLabelledRowEach) {
     labels.insert(ordinal.text);
   }
   EXPECT_EQ(labels.size(), 20u);
-  EXPECT_NE(svg.find("url(#ns-viridis)"), std::string::npos);  // the colour bar
-  EXPECT_NE(svg.find("<linearGradient id=\"ns-viridis\""), std::string::npos);
+  EXPECT_NE(svg.find("url(#ns-diverging)"), std::string::npos);  // the colour bar
+  EXPECT_NE(svg.find("<linearGradient id=\"ns-diverging\""), std::string::npos);
 
   PlotOptions lines;
   lines.max_lines = 20;
@@ -511,26 +343,52 @@ TEST(PlotSvg, PythonMinidomParsesIt) {
   }
 }
 
-// Memory bounds (issue 9): a picture draws at most max_nodes nodes, and says what it left out.
+// Memory bounds (issue 9): a picture draws at most max_nodes nodes, and says what it left out:
+// the lightest (issue 30: by GPU time, not by id).
 TEST(PlotSvg, AtMostMaxNodesPerPictureAndSaysSo) {
   std::vector<std::string> events;
   for (int replay = 0; replay < 3; ++replay) {
     for (uint64_t graph = 1; graph <= 3; ++graph) {
-      for (uint64_t node = 0; node < 2; ++node)
-        events.push_back(Event("k", graph, node, replay, 1));
+      for (uint64_t node = 0; node < 2; ++node) {  // graph 3 heaviest, its node #1 heavier
+        events.push_back(Event("k", graph, node, replay, static_cast<double>(graph + 2 * node)));
+      }
     }
   }
   GraphNodes nodes = Collect(events);
   PlotOptions options;
   options.max_nodes = 3;
-  const std::string svg = Render(nodes, options);
-  EXPECT_NE(svg.find("Graph 1 <tspan class=\"pd\">\xC2\xB7 2 nodes"), std::string::npos) << svg;
-  EXPECT_NE(svg.find("Graph 2 <tspan class=\"pd\">\xC2\xB7 1 of 2 nodes"), std::string::npos);
-  EXPECT_EQ(svg.find("Graph 3 <tspan"), std::string::npos);
-  EXPECT_NE(svg.find("(1 more graphs not drawn: at most 3 nodes per picture; choose with "
-                     "--graph)"),
+  StatusOr<PlotDocument> plot = RenderPlot(nodes, options, PlotFormat::kSvg);
+  ASSERT_TRUE(plot.ok());
+  const std::string& svg = plot->text;
+  // Graph 3 (8 per replay, 24 us), graph 2 (6, 18 us): drawn, heaviest first; graph 1 left out.
+  EXPECT_NE(svg.find("Graph 3 <tspan class=\"pd\">\xC2\xB7 24 \xC2\xB5s (44.4 %) \xC2\xB7 2 nodes"),
+            std::string::npos)
+      << svg;
+  EXPECT_NE(
+      svg.find("Graph 2 <tspan class=\"pd\">\xC2\xB7 18 \xC2\xB5s (33.3 %) \xC2\xB7 1 of 2 nodes "
+               "(the heaviest, 66.7 % of its time)"),
+      std::string::npos);
+  EXPECT_LT(svg.find("Graph 3 <tspan"), svg.find("Graph 2 <tspan"));
+  EXPECT_EQ(svg.find("Graph 1 <tspan"), std::string::npos);
+  EXPECT_EQ(Count(svg, "data-label=\"#1 k\""), 2u);  // graph 2's heavier node
+  EXPECT_EQ(Count(svg, "data-label=\"#0 k\""), 1u);
+  EXPECT_NE(svg.find("(drawn: 66.7 % of the GPU time, 2 of 3 graphs, heaviest first; choose with "
+                     "--graph, --node)"),
             std::string::npos);
-  EXPECT_EQ(Render(nodes).find("not drawn"), std::string::npos);  // within the default
+  const PlotOmissions& o = plot->left_out;
+  EXPECT_EQ(o.graphs, 1u);
+  EXPECT_EQ(o.graphs_total, 3u);
+  EXPECT_EQ(o.nodes, 3u);  // graph 1's two, graph 2's #0
+  EXPECT_EQ(o.nodes_cut, 1u);
+  EXPECT_EQ(o.nodes_total, 6u);
+  EXPECT_DOUBLE_EQ(o.gpu_us, 12 + 6);
+  EXPECT_DOUBLE_EQ(o.gpu_us_total, 54);
+
+  StatusOr<PlotDocument> all = RenderPlot(nodes, {}, PlotFormat::kSvg);  // within the default
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->text.find("drawn:"), std::string::npos);
+  EXPECT_EQ(all->left_out.nodes, 0u);
+  EXPECT_EQ(all->left_out.nodes_total, 6u);
 }
 
 TEST(PlotSvg, ASampledGraphSaysItsReplaysAreASample) {
