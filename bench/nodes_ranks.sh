@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `nodescope nodes` over one trace per rank, read in parallel: writes the synthetic job of
-# tools/nodescope/synthetic_job.h (RANKS traces of REPLAYS replays of a 4-node graph, rank 1 the
+# src/analysis/merge/synthetic_job.h (RANKS traces of REPLAYS replays of a 4-node graph, rank 1 the
 # straggler) with make_rank_traces, then times `nodes --csv` reading them on 1 thread and on
 # every core (best of RUNS), and prints GB/s of trace read.
 #   bench/nodes_ranks.sh BUILD_DIR [RANKS=16] [REPLAYS=20000] [RUNS=3]

@@ -41,13 +41,15 @@ LAYERS = {
     "backends": ["base", "model", "ranges", "attribution"],
     "backends/*": ["base", "model", "ranges", "attribution", "backends"],
     "api": ["base", "model", "ranges", "attribution", "export", "backends", "nodescope"],
-    # The analysis side reads trace files; it never sees a backend, the api or the writers.
+    # The analysis side reads trace files; it never sees a backend or the api, and writes only
+    # through export/ (merge).
     "analysis/reader": ["base", "model"],
     "analysis/stats": ["base", "model", "analysis/reader"],
     "analysis/plot": ["base", "model", "analysis/reader", "analysis/stats"],
+    "analysis/merge": ["base", "model", "attribution", "export", "analysis/reader"],
     "nodescope": [],
     # The command-line programs: anything but a vendor's backend internals.
-    "tools": NEUTRAL + ["analysis/reader", "analysis/stats", "analysis/plot"],
+    "tools": NEUTRAL + ["analysis/reader", "analysis/stats", "analysis/plot", "analysis/merge"],
 }
 
 # <header> patterns -> the only folder whose files may include them.

@@ -10,10 +10,14 @@
 #include "base/terminal_text.h"
 #include "cli_io.h"
 #include "subcommand.h"
-#include "trace_merge.h"
+#include "analysis/merge/trace_merge.h"
 
 namespace nodescope::cli {
 namespace {
+
+using analysis::MergedInput;
+using analysis::MergeResult;
+using analysis::MergeTraces;
 
 struct MergeOptions {
   std::string output;

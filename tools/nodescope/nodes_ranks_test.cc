@@ -11,15 +11,15 @@
 #include <string>
 #include <vector>
 
-#include "synthetic_job.h"
-#include "trace_merge.h"
+#include "analysis/merge/synthetic_job.h"
+#include "analysis/merge/trace_merge.h"
 
 namespace nodescope::cli {
 namespace {
 
 using analysis::CrossGraph;
 using analysis::CrossNode;
-using namespace synthetic;
+using namespace analysis::synthetic;
 
 // What every reading of the job must find: rank `straggler` slow at node 1 by `slow_us`, every
 // other rank waiting that long in the all-reduce (node 2) in each of the replays.
@@ -82,7 +82,7 @@ TEST(NodesRanks, FourRanksAndTheirMergedTrace) {
   {
     std::ofstream file(merged_path);
     StringJsonOutput out;
-    ASSERT_TRUE(MergeTraces(paths, out).ok());
+    ASSERT_TRUE(analysis::MergeTraces(paths, out).ok());
     file << out.str();
   }
   StatusOr<RankTraces> merged = LoadRankTraces({merged_path}, {}, 1);

@@ -27,7 +27,7 @@
 #include "base/status.h"
 #include "export/json_output.h"
 
-namespace nodescope::cli {
+namespace nodescope::analysis {
 
 struct MergedInput {
   std::string path;
@@ -53,4 +53,4 @@ struct MergeResult {
 // pid too large to renumber, a flow id too large to renumber exactly, the output's.
 StatusOr<MergeResult> MergeTraces(const std::vector<std::string>& paths, JsonOutput& out);
 
-}  // namespace nodescope::cli
+}  // namespace nodescope::analysis

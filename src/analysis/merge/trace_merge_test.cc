@@ -1,7 +1,7 @@
 // Tests of `nodescope merge` on synthetic traces of two ranks (synthetic_job.h): the
 // result is one valid trace, each rank a process of its own, every event at its own time on one
 // axis, flow ids kept apart, graph keys kept per rank; errors name the file and the byte.
-#include "trace_merge.h"
+#include "analysis/merge/trace_merge.h"
 
 #include <gtest/gtest.h>
 
@@ -14,12 +14,12 @@
 
 #include "analysis/reader/trace_reader.h"
 #include "export/trace_validity.h"
-#include "synthetic_job.h"
+#include "analysis/merge/synthetic_job.h"
 
-namespace nodescope::cli {
+namespace nodescope::analysis {
 namespace {
 
-using analysis::TraceEvent;
+
 using namespace synthetic;
 
 struct Kernel {
@@ -181,4 +181,4 @@ TEST(TraceMerge, BaseTimeAfterTheEvents) {
 }
 
 }  // namespace
-}  // namespace nodescope::cli
+}  // namespace nodescope::analysis

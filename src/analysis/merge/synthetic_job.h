@@ -23,7 +23,7 @@
 
 #include "export/chrome_trace_writer.h"
 
-namespace nodescope::cli::synthetic {
+namespace nodescope::analysis::synthetic {
 
 inline constexpr uint64_t kJobStart = 1700000000000000000ull;
 inline constexpr uint64_t kReplayPeriodNs = 1000000;  // 1 ms
@@ -118,4 +118,4 @@ inline std::vector<std::string> WriteRankTraces(const JobShape& job, std::string
   return paths;
 }
 
-}  // namespace nodescope::cli::synthetic
+}  // namespace nodescope::analysis::synthetic

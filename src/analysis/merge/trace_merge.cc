@@ -1,5 +1,5 @@
 // Merging the traces of a job's processes (trace_merge.h).
-#include "trace_merge.h"
+#include "analysis/merge/trace_merge.h"
 
 #include <algorithm>
 #include <charconv>
@@ -13,7 +13,7 @@
 #include "analysis/reader/trace_reader.h"
 #include "base/version.h"
 
-namespace nodescope::cli {
+namespace nodescope::analysis {
 namespace {
 
 using analysis::TraceEvent;
@@ -310,4 +310,4 @@ StatusOr<MergeResult> MergeTraces(const std::vector<std::string>& paths, JsonOut
   return result;
 }
 
-}  // namespace nodescope::cli
+}  // namespace nodescope::analysis
