@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "analysis/merge/trace_merge.h"
 #include "base/atomic_file.h"
 #include "base/terminal_text.h"
 #include "cli_io.h"
 #include "subcommand.h"
-#include "analysis/merge/trace_merge.h"
 
 namespace nodescope::cli {
 namespace {

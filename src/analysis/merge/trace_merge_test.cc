@@ -12,13 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "analysis/merge/synthetic_job.h"
 #include "analysis/reader/trace_reader.h"
 #include "export/trace_validity.h"
-#include "analysis/merge/synthetic_job.h"
 
 namespace nodescope::analysis {
 namespace {
-
 
 using namespace synthetic;
 
