@@ -10,6 +10,7 @@
 #include "analysis/stats/kernel_name.h"
 #include "base/terminal_text.h"
 #include "export/json_output.h"
+#include "nodes_critical_path.h"
 #include "nodes_format.h"
 
 namespace nodescope::cli {
@@ -106,6 +107,7 @@ std::string GraphSummary(const GraphStats& g) {
           to_string(g.mismatched_nodes) + " of " + Plural(g.node_count, "node", "nodes") +
               " (shown by their whole ids; see nodescope check)");
   }
+  out += PathSummary(g);
   return out;
 }
 
@@ -124,6 +126,12 @@ std::string NodeTable(const GraphStats& g, size_t width) {
                                       "p99",  "max",     "stddev", "drift", "share"};
   std::vector<std::string> units = {"",        "",        each.name, each.name, each.name,
                                     each.name, each.name, each.name, each.name};
+  const bool path = HasPathColumns(g);
+  if (path) {
+    units.resize(headers.size());
+    for (std::string& h : PathHeaders(g)) headers.push_back(std::move(h));
+    for (std::string& u : PathUnits(each)) units.push_back(std::move(u));
+  }
   const size_t first_left = headers.size();
   if (any_scope) headers.push_back("scope");
   headers.push_back("name");
@@ -137,6 +145,9 @@ std::string NodeTable(const GraphStats& g, size_t width) {
         InUnit(n.mean_us, each),          InUnit(n.p50_us, each), InUnit(n.p95_us, each),
         InUnit(n.p99_us, each),           InUnit(n.max_us, each), InUnit(n.stddev_us, each),
         Percent(n.drift, true),           Percent(n.share, false)};
+    if (path) {
+      for (std::string& cell : PathCells(n, each)) row.push_back(std::move(cell));
+    }
     if (any_scope) row.push_back(Cell(n.scope));
     row.push_back(Cell(n.name));
     table.Row(std::move(row));
@@ -153,6 +164,7 @@ std::string CsvGraph(const GraphStats& g) {
         CsvUs(n.p50_us),       CsvUs(n.p95_us),      CsvUs(n.p99_us),     CsvUs(n.max_us),
         CsvUs(n.stddev_us),    CsvFraction(n.drift), CsvFraction(n.share)};
     for (size_t i = 0; i < std::size(fields); ++i) out += (i ? "," : "") + fields[i];
+    out += PathCsvFields(g, n);
     out += "\r\n";
   }
   return out;
@@ -184,6 +196,7 @@ std::string JsonGraph(const GraphStats& g, bool first) {
         "\"idle_per_replay_us\",\"gaps_per_replay\",\"first_replay_gpu_us\","
         "\"first_replay_outlier\",\"p50_us\",\"p95_us\",\"p99_us\",\"drift\"]}");
   }
+  PathJsonGraph(o, g);
   o.Raw(",\"nodes\":[");
   for (size_t k = 0; k < g.nodes.size(); ++k) {
     const NodeStats& n = g.nodes[k];
@@ -198,7 +211,9 @@ std::string JsonGraph(const GraphStats& g, bool first) {
           ",\"p50_us\":" + JsonUs(n.p50_us) + ",\"p95_us\":" + JsonUs(n.p95_us) +
           ",\"p99_us\":" + JsonUs(n.p99_us) + ",\"max_us\":" + JsonUs(n.max_us) +
           ",\"stddev_us\":" + JsonUs(n.stddev_us) + ",\"drift\":" + JsonFraction(n.drift) +
-          ",\"share\":" + JsonFraction(n.share) + "}");
+          ",\"share\":" + JsonFraction(n.share));
+    PathJsonNode(o, g, n);
+    o.Char('}');
   }
   o.Raw("]}");
   return o.str();
@@ -208,8 +223,11 @@ std::string JsonGraph(const GraphStats& g, bool first) {
 
 std::string NodesBegin(NodesFormat format, const std::string& path, const LeftOut& left_out) {
   if (format == NodesFormat::kCsv) {
-    return "graph_id,node_id,name,cat,scope,replays,total_us,mean_us,p50_us,p95_us,p99_us,max_us,"
-           "stddev_us,drift,share\r\n";
+    std::string header =
+        "graph_id,node_id,name,cat,scope,replays,total_us,mean_us,p50_us,p95_us,p99_us,max_us,"
+        "stddev_us,drift,share";
+    if (left_out.dags) header += PathCsvHeader();
+    return header + "\r\n";
   }
   if (format == NodesFormat::kJson) {
     StringJsonOutput o;
@@ -271,7 +289,9 @@ std::string NodesText(const std::string& path, const std::vector<GraphStats>& gr
 }
 
 std::string NodesCsv(const std::vector<GraphStats>& graphs) {
-  return Whole(NodesFormat::kCsv, "", graphs, 0, {});
+  LeftOut left_out;
+  left_out.dags = !graphs.empty() && graphs[0].critical_path.has_value();
+  return Whole(NodesFormat::kCsv, "", graphs, 0, left_out);
 }
 
 std::string NodesJson(const std::string& path, const std::vector<GraphStats>& graphs,

@@ -10,6 +10,8 @@
 #include <tuple>
 #include <vector>
 
+#include "analysis/stats/node_stats.h"
+
 namespace nodescope::analysis {
 namespace {
 
@@ -339,6 +341,50 @@ TEST(CriticalPath, InterleavedReplaysRegroupByCorrelation) {
   EXPECT_EQ(p.analysed, 2u);
   EXPECT_DOUBLE_EQ(p.span_p50_us, 2);  // spans 6 and 2
   EXPECT_DOUBLE_EQ(At(p, 0).slack_min_us, 0);
+}
+
+// Through ComputeNodeStats: figures per node row, a conditional body's node with its
+// conditional's share and slack, a graph without a DAG said so, a trace without DAGs unchanged.
+TEST(CriticalPath, NodeStatsCarryTheFigures) {
+  GraphNodes trace;
+  trace.nodes = Series({{0, 0, 2, 1}, {3, 2, 1, 1}, {3, 3, 1, 1}, {2, 4, 1, 1}});
+  NodeSeries other;
+  other.graph_id = kGraph + 1;
+  other.node_id = (kGraph + 1) << 32;
+  other.occurrences.push_back({0, 1, 9});
+  other.durations.Add(1);
+  trace.nodes.push_back(other);
+  EXPECT_FALSE(ComputeNodeStats(trace)[0].critical_path.has_value());
+  trace.dags.push_back(DagBuilder()
+                           .Node(0)
+                           .Node(1, DagNodeType::kConditional)
+                           .Node(2)
+                           .Node(3, DagNodeType::kKernel, 1)
+                           .Edge(0, 1)
+                           .Edge(1, 2)
+                           .dag);
+  const std::vector<GraphStats> stats = ComputeNodeStats(trace);
+  ASSERT_EQ(stats.size(), 2u);
+  ASSERT_TRUE(stats[0].critical_path.has_value());
+  EXPECT_TRUE(stats[0].critical_path->dag);
+  EXPECT_EQ(stats[0].critical_path->analysed, 1u);
+  EXPECT_DOUBLE_EQ(stats[0].critical_path->span_p50_us, 5);
+  for (const NodeStats& n : stats[0].nodes) {
+    ASSERT_TRUE(n.critical_path.has_value()) << n.node_id;
+    EXPECT_DOUBLE_EQ(n.critical_path->share, 1);
+    if (n.node_id == Id(3)) {
+      EXPECT_EQ(n.critical_path->conditional_node_id, Id(1));
+      EXPECT_TRUE(std::isnan(n.critical_path->gain_us));
+    } else {
+      EXPECT_EQ(n.critical_path->conditional_node_id, 0u);
+    }
+    if (n.node_id == Id(0)) {
+      EXPECT_DOUBLE_EQ(n.critical_path->gain_us, 1);
+    }
+  }
+  ASSERT_TRUE(stats[1].critical_path.has_value());
+  EXPECT_FALSE(stats[1].critical_path->dag);
+  EXPECT_FALSE(stats[1].nodes[0].critical_path.has_value());
 }
 
 }  // namespace

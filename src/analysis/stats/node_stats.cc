@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <span>
 #include <utility>
 
 namespace nodescope::analysis {
@@ -130,7 +131,41 @@ bool ByTotalDescending(const NodeStats& x, const NodeStats& y) {
   return x.total_us != y.total_us ? x.total_us > y.total_us : x.node_id < y.node_id;
 }
 
-GraphStats ComputeGraph(const GraphNodes& trace, size_t begin, size_t end) {
+// The critical-path figures of `g` (its nodes still in series order) when the trace records DAGs.
+void AddCriticalPath(const GraphNodes& trace, size_t begin, size_t end, double speedup,
+                     GraphStats& g) {
+  if (trace.dags.empty()) return;
+  g.critical_path.emplace();
+  GraphCriticalPath& c = *g.critical_path;
+  c.speedup = speedup;
+  auto dag = std::lower_bound(trace.dags.begin(), trace.dags.end(), g.graph_id,
+                              [](const GraphDag& d, uint64_t id) { return d.graph_id < id; });
+  if (dag == trace.dags.end() || dag->graph_id != g.graph_id) return;
+  const std::span<const NodeSeries> series(trace.nodes.data() + begin, end - begin);
+  const GraphPath path = ComputeCriticalPath(*dag, series, {.speedup = speedup});
+  c.dag = true;
+  c.replays = path.replays;
+  c.analysed = path.analysed;
+  c.skipped = path.skipped;
+  c.span_p50_us = path.span_p50_us;
+  for (size_t k = 0; k < series.size(); ++k) {
+    const int32_t at = path.node_of_series[k];
+    if (at < 0) continue;
+    const NodePath& p = path.nodes[static_cast<size_t>(at)];
+    NodeStats::CriticalPath& n = g.nodes[k].critical_path.emplace();
+    n.share = p.share;
+    n.slack_p50_us = p.slack_p50_us;
+    n.slack_min_us = p.slack_min_us;
+    n.whatif_span_p50_us = p.whatif_span_p50_us;
+    n.gain_us = p.gain_us;
+    if (p.conditional && p.node_id != series[k].node_id) {
+      n.conditional_node_id = p.node_id;
+      n.whatif_span_p50_us = n.gain_us = kNaN;
+    }
+  }
+}
+
+GraphStats ComputeGraph(const GraphNodes& trace, size_t begin, size_t end, double speedup) {
   const std::vector<NodeSeries>& nodes = trace.nodes;
   GraphStats g;
   g.strings = trace.strings;
@@ -147,6 +182,7 @@ GraphStats ComputeGraph(const GraphNodes& trace, size_t begin, size_t end) {
     g.gpu_total_us += g.nodes.back().total_us;
   }
   for (NodeStats& n : g.nodes) n.share = g.gpu_total_us > 0 ? n.total_us / g.gpu_total_us : kNaN;
+  AddCriticalPath(trace, begin, end, speedup, g);
   std::sort(g.nodes.begin(), g.nodes.end(), ByTotalDescending);
   ComputeReplays(nodes, begin, end, g);
   g.replays_held = g.replays;
@@ -297,7 +333,7 @@ void ForEachGraphStats(const GraphNodes& trace, const NodeStatsOptions& options,
     size_t end = begin;
     while (end < nodes.size() && nodes[end].graph_id == nodes[begin].graph_id) ++end;
     if (!options.graph_id || *options.graph_id == nodes[begin].graph_id) {
-      GraphStats g = ComputeGraph(trace, begin, end);
+      GraphStats g = ComputeGraph(trace, begin, end, options.speedup);
       if (options.top > 0 && g.nodes.size() > options.top) g.nodes.resize(options.top);
       if (!visit(std::move(g))) return;
     }
