@@ -282,8 +282,10 @@ int Nodes(const NodesOptions& opts) {
     if (rc_out == kOk) rc_out = Write(pending + NodesEnd(format));
     return rc_out;
   }
+  analysis::NodeStatsOptions all;
+  all.critical_path = false;  // --diff does not show it
   std::vector<analysis::GraphDiff> graphs = analysis::DiffNodeStats(
-      analysis::ComputeNodeStats(*a), analysis::ComputeNodeStats(*b), filter);
+      analysis::ComputeNodeStats(*a, all), analysis::ComputeNodeStats(*b, all), filter);
   if (graphs.empty()) {
     PrintError("nodes", "no graph " + std::to_string(opts.graph) + " in " + opts.trace +
                             " (graph ids: " + GraphIds(*a) + ") nor in " + opts.diff + " (" +

@@ -41,7 +41,7 @@
 // read: for a sampled graph (NodeSeries::sampled), the held sample of its replays.
 //
 // Cost per replay O(V + E) (plus a heap over the edges that skip over nodes in the topological
-// order: none in a chain), with buffers allocated once per graph; memory 16 bytes per (node,
+// order: none in a chain), with buffers allocated once per graph; memory 8 bytes per (node,
 // replay analysed) for the percentiles, 12 bytes per occurrence for the regrouping.
 #pragma once
 

@@ -134,7 +134,7 @@ bool ByTotalDescending(const NodeStats& x, const NodeStats& y) {
 // The critical-path figures of `g` (its nodes still in series order) when the trace records DAGs.
 void AddCriticalPath(const GraphNodes& trace, size_t begin, size_t end, double speedup,
                      GraphStats& g) {
-  if (trace.dags.empty()) return;
+  if (trace.dags.empty() || speedup <= 0) return;
   g.critical_path.emplace();
   GraphCriticalPath& c = *g.critical_path;
   c.speedup = speedup;
@@ -333,7 +333,8 @@ void ForEachGraphStats(const GraphNodes& trace, const NodeStatsOptions& options,
     size_t end = begin;
     while (end < nodes.size() && nodes[end].graph_id == nodes[begin].graph_id) ++end;
     if (!options.graph_id || *options.graph_id == nodes[begin].graph_id) {
-      GraphStats g = ComputeGraph(trace, begin, end, options.speedup);
+      // A speedup of 0: no critical path.
+      GraphStats g = ComputeGraph(trace, begin, end, options.critical_path ? options.speedup : 0);
       if (options.top > 0 && g.nodes.size() > options.top) g.nodes.resize(options.top);
       if (!visit(std::move(g))) return;
     }

@@ -108,6 +108,7 @@ struct NodeStatsOptions {
   std::optional<uint64_t> graph_id;  // only this graph
   size_t top = 0;                    // at most this many nodes per graph; 0: all
   double speedup = 2;                // the critical path's what-if factor
+  bool critical_path = true;         // false: no critical path (GraphStats::critical_path empty)
 };
 
 // Graphs by graph id ascending.
