@@ -66,7 +66,7 @@ std::string PathSummary(const GraphStats& g) {
   }
   const std::string k = Factor(c.speedup);
   std::string analysed = to_string(c.analysed);
-  analysed += " of ";
+  analysed += g.sampled ? " of the " : " of ";
   analysed += to_string(c.replays);
   analysed += g.sampled ? " replays held (the sample) analysed" : " replays analysed";
   analysed += Skips(c);
