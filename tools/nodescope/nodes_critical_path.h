@@ -22,7 +22,8 @@ std::vector<std::string> PathHeaders(const analysis::GraphStats& g);
 std::vector<std::string> PathUnits(const TimeUnit& unit);
 std::vector<std::string> PathCells(const analysis::NodeStats& n, const TimeUnit& unit);
 
-// CSV: the header's extra names, and a node's extra fields (from `,`), when `with` is true.
+// CSV: the header's extra names, and a node's extra fields (each after a comma); no fields
+// when the trace records no DAG.
 const char* PathCsvHeader();
 std::string PathCsvFields(const analysis::GraphStats& g, const analysis::NodeStats& n);
 // JSON: `,"critical_path":{...}` of a graph and of a node; nothing without DAGs in the trace.
