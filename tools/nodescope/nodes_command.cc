@@ -288,6 +288,7 @@ int Nodes(const NodesOptions& opts) {
       }
     }
     LeftOut left_out{a->untracked_events, opts.limits.max_nodes};
+    left_out.dags = !a->dags.empty();
     if (a->metadata.sampling.has_value()) {
       left_out.sampled_every = a->metadata.sampling->every;
       left_out.sampled_burst = a->metadata.sampling->burst;
@@ -305,7 +306,7 @@ int Nodes(const NodesOptions& opts) {
     bool first = true;
     for (analysis::GraphStats& g : overview.graphs) {
       if (wanted && g.graph_id != *wanted) continue;
-      analysis::ComputeGraphRows(*a, filter.top, g);
+      analysis::ComputeGraphRows(*a, filter.top, g, filter.critical_path ? filter.speedup : 0);
       pending += NodesGraph(format, g, first, width);
       first = false;
       g.nodes = {};
@@ -324,8 +325,10 @@ int Nodes(const NodesOptions& opts) {
       return kNoGraphs;
     }
   }
+  analysis::NodeStatsOptions all;
+  all.critical_path = false;  // --diff does not show it
   std::vector<analysis::GraphDiff> graphs = analysis::DiffNodeStats(
-      analysis::ComputeNodeStats(*a), analysis::ComputeNodeStats(*b), filter);
+      analysis::ComputeNodeStats(*a, all), analysis::ComputeNodeStats(*b, all), filter);
   if (graphs.empty()) {
     PrintError("nodes", "no graph " + opts.graph + " in " + opts.trace + " nor in " + opts.diff);
     return kNoGraphs;
@@ -374,6 +377,19 @@ constexpr char kDetails[] =
     "table, named under its header (us; ms or s once a node's longest run reaches 10 ms or\n"
     "10 s), and in microseconds in --csv and --json, where an undefined figure (drift, a share\n"
     "of 0 us) is an empty field or null.\n"
+    "\n"
+    "Where the trace records a graph's dependency DAG (\"nodescopeGraphs\"), three more columns:\n"
+    "path, the share of replays whose critical path (from the latest end back through the\n"
+    "predecessor that ended last, ties all followed) runs through the node; slack, the p50 of\n"
+    "how much longer it could run before its replay ends later; 2x gain, the span p50 minus the\n"
+    "span p50 re-scheduled with the node 2x faster, measured gaps between dependent nodes kept\n"
+    "(a node launched with programmatic dependent launch starts before its predecessor ends and\n"
+    "waits inside: its gain is an upper bound). A node of a conditional body shows its\n"
+    "conditional node's path and slack (the body as one interval). Replays missing a node, or\n"
+    "with a record the DAG does not know, are skipped and counted; a sampled graph's figures\n"
+    "come from the replays held. --csv and --json carry them (critical_path_share, slack_p50_us,\n"
+    "slack_min_us, whatif_span_p50_us, whatif_gain_us); a graph without a DAG says so, and a\n"
+    "trace without any gets the view above.\n"
     "\n"
     "Memory stays bounded whatever the trace's size: at most 262144 distinct nodes and 4194304\n"
     "occurrence slots (start, duration, replay: 24 bytes each) are held per trace file (every\n"

@@ -10,6 +10,7 @@
 #include "analysis/stats/kernel_name.h"
 #include "base/terminal_text.h"
 #include "export/json_output.h"
+#include "nodes_critical_path.h"
 #include "nodes_format.h"
 #include "nodes_overview.h"
 
@@ -108,6 +109,7 @@ std::string GraphSummary(const GraphStats& g) {
           to_string(g.mismatched_nodes) + " of " + Plural(g.node_count, "node", "nodes") +
               " (shown by their whole ids; see nodescope check)");
   }
+  out += PathSummary(g);
   return out;
 }
 
@@ -126,6 +128,12 @@ std::string NodeTable(const GraphStats& g, size_t width) {
                                       "p99",  "max",     "stddev", "drift", "share"};
   std::vector<std::string> units = {"",        "",        each.name, each.name, each.name,
                                     each.name, each.name, each.name, each.name};
+  const bool path = HasPathColumns(g);
+  if (path) {
+    units.resize(headers.size());
+    for (std::string& h : PathHeaders(g)) headers.push_back(std::move(h));
+    for (std::string& u : PathUnits(each)) units.push_back(std::move(u));
+  }
   const size_t first_left = headers.size();
   if (any_scope) headers.push_back("scope");
   headers.push_back("name");
@@ -139,6 +147,9 @@ std::string NodeTable(const GraphStats& g, size_t width) {
         InUnit(n.mean_us, each),          InUnit(n.p50_us, each), InUnit(n.p95_us, each),
         InUnit(n.p99_us, each),           InUnit(n.max_us, each), InUnit(n.stddev_us, each),
         Percent(n.drift, true),           Percent(n.share, false)};
+    if (path) {
+      for (std::string& cell : PathCells(n, each)) row.push_back(std::move(cell));
+    }
     if (any_scope) row.push_back(Cell(n.scope));
     row.push_back(Cell(n.name));
     table.Row(std::move(row));
@@ -157,6 +168,7 @@ std::string CsvGraph(const GraphStats& g) {
     for (size_t i = 0; i < std::size(fields); ++i) out += (i ? "," : "") + fields[i];
     out += ",node,";
     out += CsvField(g.name);
+    out += PathCsvFields(g, n);
     out += "\r\n";
   }
   return out;
@@ -189,6 +201,7 @@ std::string JsonGraph(const GraphStats& g, bool first) {
         "\"first_replay_outlier\",\"p50_us\",\"p95_us\",\"p99_us\",\"drift\"]}");
   }
   if (!g.name.empty()) o.StringField(",\"name\":", g.name);
+  PathJsonGraph(o, g);
   o.Raw(",\"nodes\":[");
   for (size_t k = 0; k < g.nodes.size(); ++k) {
     const NodeStats& n = g.nodes[k];
@@ -203,7 +216,9 @@ std::string JsonGraph(const GraphStats& g, bool first) {
           ",\"p50_us\":" + JsonUs(n.p50_us) + ",\"p95_us\":" + JsonUs(n.p95_us) +
           ",\"p99_us\":" + JsonUs(n.p99_us) + ",\"max_us\":" + JsonUs(n.max_us) +
           ",\"stddev_us\":" + JsonUs(n.stddev_us) + ",\"drift\":" + JsonFraction(n.drift) +
-          ",\"share\":" + JsonFraction(n.share) + "}");
+          ",\"share\":" + JsonFraction(n.share));
+    PathJsonNode(o, g, n);
+    o.Char('}');
   }
   o.Raw("]}");
   return o.str();
@@ -215,6 +230,15 @@ std::string NodesBegin(NodesFormat format, const std::string& path, const LeftOu
                        const analysis::TraceOverview* overview, size_t width) {
   if (format == NodesFormat::kCsv) {
     std::string out = kNodesCsvHeader;
+    if (left_out.dags) {  // the critical-path columns after the others; empty on overview rows
+      out.insert(out.size() - 2, PathCsvHeader());
+      std::string rows = overview ? OverviewCsv(*overview) : std::string();
+      for (size_t at = rows.find("\r\n"); at != std::string::npos; at = rows.find("\r\n", at)) {
+        rows.insert(at, ",,,,,");
+        at += 7;
+      }
+      return out + rows;
+    }
     if (overview) out += OverviewCsv(*overview);
     return out;
   }
@@ -280,7 +304,9 @@ std::string NodesText(const std::string& path, const std::vector<GraphStats>& gr
 }
 
 std::string NodesCsv(const std::vector<GraphStats>& graphs) {
-  return Whole(NodesFormat::kCsv, "", graphs, 0, {});
+  LeftOut left_out;
+  left_out.dags = !graphs.empty() && graphs[0].critical_path.has_value();
+  return Whole(NodesFormat::kCsv, "", graphs, 0, left_out);
 }
 
 std::string NodesJson(const std::string& path, const std::vector<GraphStats>& graphs,

@@ -20,6 +20,8 @@ struct LeftOut {
   uint64_t sampled_burst = 1;  // > 1: picked launches came in bursts of this many
   uint64_t graph_launches = 0;
   uint64_t graph_launches_traced = 0;
+  // The trace records DAGs (GraphNodes::dags): the CSV header names the critical-path columns.
+  bool dags = false;
 };
 
 // The output in pieces, written as they come so that memory does not grow with the number of

@@ -250,5 +250,113 @@ TEST(NodesOutput, ExampleTraceIsReadableAtEightyColumns) {
   EXPECT_NE(text.find("vectorized_layer_norm_kernel<float, float, false>"), std::string::npos);
 }
 
+// kTrace with graph 5's DAG (k -> memset) and a graph 6 without one. Replay spans 7 and 8 (p50
+// 7); k 2x faster: 5 and 5; the memset 2x faster: 6.5 and 7.5.
+std::vector<analysis::GraphStats> StatsWithDag() {
+  std::string trace = kTrace;
+  trace.insert(trace.rfind("]}"),
+               R"j(,{"ph":"X","cat":"kernel","name":"other","ts":200,"dur":1,)j"
+               R"j("args":{"correlation":3,"graph id":6,"graph node id":25769803776}})j");
+  StatusOr<analysis::GraphNodes> nodes = analysis::CollectNodeSeriesFromText("t.json", trace);
+  EXPECT_TRUE(nodes.ok()) << nodes.status().ToString();
+  if (!nodes.ok()) return {};
+  GraphDag dag;
+  dag.graph_id = 5;
+  dag.nodes = {{21474836480, DagNodeType::kKernel, 0}, {21474836481, DagNodeType::kMemset, 0}};
+  dag.edges = {{21474836480, 21474836481, DagEdgeType::kFull}};
+  nodes->dags.push_back(dag);
+  return analysis::ComputeNodeStats(*nodes);
+}
+
+TEST(NodesOutput, CriticalPathText) {
+  EXPECT_EQ(
+      NodesText("t.json", StatsWithDag(), 0),
+      "t.json\n"
+      "\n"
+      "graph 5: 2 nodes, 2 replays, 12.00 us GPU time in all\n"
+      "  GPU time per replay     p50 5.000 us   p99 7.000 us\n"
+      "  span per replay         p50 7.000 us   p99 8.000 us\n"
+      "  idle gaps per replay    mean 1.500 us   p99 2.000 us   (1.00 gaps per replay)\n"
+      "                          gap = a time in a replay when none of its nodes runs\n"
+      "  first replay            5.000 us GPU time, 1.00x the median\n"
+      "  critical path           2 of 2 replays analysed; span p50 7.000 us\n"
+      "                          path: share of those replays whose critical path runs through the "
+      "node\n"
+      "                          slack: p50 of how much longer it could run before its replay ends "
+      "later\n"
+      "                          2x gain: span p50 minus span p50 with the node 2x faster, gaps as "
+      "measured\n"
+      "                          (an upper bound for a node that starts before its predecessor "
+      "ends: PDL)\n"
+      "\n"
+      "  node replays total  mean   p50   p95   p99   max stddev drift share   path slack 2x gain  "
+      "scope  name\n"
+      "                  us    us    us    us    us    us     us                       us      us\n"
+      "     0       2 10.00 5.000 4.000 6.000 6.000 6.000  1.000     - 83.3% 100.0% 0.000   2.000  "
+      "step   void k<2>(float*, int)\n"
+      "     1       2 2.000 1.000 1.000 1.000 1.000 1.000  0.000     - 16.7% 100.0% 0.000   0.500  "
+      "       Memset (Device)\n"
+      "\n"
+      "graph 6: 1 node, 1 replay, 1.000 us GPU time in all\n"
+      "  GPU time per replay     p50 1.000 us   p99 1.000 us\n"
+      "  span per replay         p50 1.000 us   p99 1.000 us\n"
+      "  idle gaps per replay    mean 0.000 us   p99 0.000 us   (0.00 gaps per replay)\n"
+      "                          gap = a time in a replay when none of its nodes runs\n"
+      "  first replay            1.000 us GPU time, 1.00x the median\n"
+      "  critical path           no DAG of this graph in the trace\n"
+      "\n"
+      "  node replays total  mean   p50   p95   p99   max stddev drift  share  name\n"
+      "                  us    us    us    us    us    us     us\n"
+      "     0       1 1.000 1.000 1.000 1.000 1.000 1.000  0.000     - 100.0%  other\n");
+}
+
+TEST(NodesOutput, CriticalPathCsvAndJson) {
+  EXPECT_EQ(
+      NodesCsv(StatsWithDag()),
+      R"j(graph_id,node_id,name,cat,scope,replays,total_us,mean_us,p50_us,p95_us,p99_us,)j"
+      R"j(max_us,stddev_us,drift,share,row,graph_name,critical_path_share,slack_p50_us,)j"
+      R"j(slack_min_us,whatif_span_p50_us,whatif_gain_us)j"
+      "\r\n"
+      R"j(5,21474836480,"void k<2>(float*, int)",kernel,step,2,10.000,5.000,4.000,6.000,6.000,)j"
+      R"j(6.000,1.000,,0.833333,node,,1.000000,0.000,0.000,5.000,2.000)j"
+      "\r\n"
+      R"j(5,21474836481,Memset (Device),gpu_memset,,2,2.000,1.000,1.000,1.000,1.000,1.000,)j"
+      R"j(0.000,,0.166667,node,,1.000000,0.000,0.000,6.500,0.500)j"
+      "\r\n"
+      R"j(6,25769803776,other,kernel,,1,1.000,1.000,1.000,1.000,1.000,1.000,0.000,,1.000000,)j"
+      R"j(node,,,,,,)j"
+      "\r\n");
+  EXPECT_EQ(
+      NodesJson("t.json", StatsWithDag()),
+      R"j({"trace":"t.json","graphs":[{"graph_id":5,"replays":2,"node_count":2,)j"
+      R"j("node_graph_mismatches":0,"gpu_total_us":12.000,"gpu_per_replay_us":{"p50":5.000,)j"
+      R"j("p99":7.000},"span_per_replay_us":{"p50":7.000,"p99":8.000},)j"
+      R"j("idle_per_replay_us":{"mean":1.500,"p99":2.000},"gaps_per_replay":1.000000,)j"
+      R"j("first_replay_gpu_us":5.000,"first_replay_outlier":1.000000,)j"
+      R"j("critical_path":{"dag":true,"speedup":2,"replays_from":"every_replay","replays":2,)j"
+      R"j("replays_analysed":2,"replays_skipped":{"missing_node":0,"unknown_node":0,)j"
+      R"j("repeated_node":0,"incomplete_dag":0,"invalid_dag":0},"span_p50_us":7.000},)j"
+      R"j("nodes":[{"node_id":21474836480,"name":"void k<2>(float*, int)","cat":"kernel",)j"
+      R"j("scope":"step","replays":2,"total_us":10.000,"mean_us":5.000,"p50_us":4.000,)j"
+      R"j("p95_us":6.000,"p99_us":6.000,"max_us":6.000,"stddev_us":1.000,"drift":null,)j"
+      R"j("share":0.833333,"critical_path":{"share":1.000000,"slack_p50_us":0.000,)j"
+      R"j("slack_min_us":0.000,"whatif_span_p50_us":5.000,"whatif_gain_us":2.000}},)j"
+      R"j({"node_id":21474836481,"name":"Memset (Device)","cat":"gpu_memset","scope":"",)j"
+      R"j("replays":2,"total_us":2.000,"mean_us":1.000,"p50_us":1.000,"p95_us":1.000,)j"
+      R"j("p99_us":1.000,"max_us":1.000,"stddev_us":0.000,"drift":null,"share":0.166667,)j"
+      R"j("critical_path":{"share":1.000000,"slack_p50_us":0.000,"slack_min_us":0.000,)j"
+      R"j("whatif_span_p50_us":6.500,"whatif_gain_us":0.500}}]},{"graph_id":6,"replays":1,)j"
+      R"j("node_count":1,"node_graph_mismatches":0,"gpu_total_us":1.000,)j"
+      R"j("gpu_per_replay_us":{"p50":1.000,"p99":1.000},"span_per_replay_us":{"p50":1.000,)j"
+      R"j("p99":1.000},"idle_per_replay_us":{"mean":0.000,"p99":0.000},)j"
+      R"j("gaps_per_replay":0.000000,"first_replay_gpu_us":1.000,)j"
+      R"j("first_replay_outlier":1.000000,"critical_path":{"dag":false},)j"
+      R"j("nodes":[{"node_id":25769803776,"name":"other","cat":"kernel","scope":"",)j"
+      R"j("replays":1,"total_us":1.000,"mean_us":1.000,"p50_us":1.000,"p95_us":1.000,)j"
+      R"j("p99_us":1.000,"max_us":1.000,"stddev_us":0.000,"drift":null,"share":1.000000,)j"
+      R"j("critical_path":null}]}]})j"
+      "\n");
+}
+
 }  // namespace
 }  // namespace nodescope::cli

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <span>
 #include <utility>
 
 #include "analysis/stats/node_align.h"
@@ -132,6 +133,40 @@ bool ByTotalDescending(const NodeStats& x, const NodeStats& y) {
   return x.total_us != y.total_us ? x.total_us > y.total_us : x.node_id < y.node_id;
 }
 
+// The critical-path figures of `g` (its nodes still in series order) when the trace records DAGs.
+void AddCriticalPath(const GraphNodes& trace, size_t begin, size_t end, double speedup,
+                     GraphStats& g) {
+  if (trace.dags.empty() || speedup <= 0) return;
+  g.critical_path.emplace();
+  GraphCriticalPath& c = *g.critical_path;
+  c.speedup = speedup;
+  auto dag = std::lower_bound(trace.dags.begin(), trace.dags.end(), g.graph_id,
+                              [](const GraphDag& d, uint64_t id) { return d.graph_id < id; });
+  if (dag == trace.dags.end() || dag->graph_id != g.graph_id) return;
+  const std::span<const NodeSeries> series(trace.nodes.data() + begin, end - begin);
+  const GraphPath path = ComputeCriticalPath(*dag, series, {.speedup = speedup});
+  c.dag = true;
+  c.replays = path.replays;
+  c.analysed = path.analysed;
+  c.skipped = path.skipped;
+  c.span_p50_us = path.span_p50_us;
+  for (size_t k = 0; k < series.size(); ++k) {
+    const int32_t at = path.node_of_series[k];
+    if (at < 0) continue;
+    const NodePath& p = path.nodes[static_cast<size_t>(at)];
+    NodeStats::CriticalPath& n = g.nodes[k].critical_path.emplace();
+    n.share = p.share;
+    n.slack_p50_us = p.slack_p50_us;
+    n.slack_min_us = p.slack_min_us;
+    n.whatif_span_p50_us = p.whatif_span_p50_us;
+    n.gain_us = p.gain_us;
+    if (p.conditional && p.node_id != series[k].node_id) {
+      n.conditional_node_id = p.node_id;
+      n.whatif_span_p50_us = n.gain_us = kNaN;
+    }
+  }
+}
+
 // A node's total as ComputeNode() sums it (the same order, so the same bits).
 double NodeTotal(const NodeSeries& s) {
   if (s.sampled()) return s.durations.sum;
@@ -165,11 +200,14 @@ GraphStats ComputeSummary(const GraphNodes& trace, size_t begin, size_t end) {
 }
 
 // The rows of nodes [begin, end) into `g` (its summary computed), at most `top` (0: all).
-void ComputeRows(const GraphNodes& trace, size_t begin, size_t end, size_t top, GraphStats& g) {
+// With `speedup` > 0, the critical-path figures too where the trace has the graph's DAG.
+void ComputeRows(const GraphNodes& trace, size_t begin, size_t end, size_t top, double speedup,
+                 GraphStats& g) {
   g.nodes.clear();
   g.nodes.reserve(end - begin);
   for (size_t i = begin; i < end; ++i) g.nodes.push_back(ComputeNode(trace.nodes[i]));
   for (NodeStats& n : g.nodes) n.share = g.gpu_total_us > 0 ? n.total_us / g.gpu_total_us : kNaN;
+  AddCriticalPath(trace, begin, end, speedup, g);
   std::sort(g.nodes.begin(), g.nodes.end(), ByTotalDescending);
   if (top > 0 && g.nodes.size() > top) g.nodes.resize(top);
 }
@@ -353,7 +391,8 @@ void ForEachGraphStats(const GraphNodes& trace, const NodeStatsOptions& options,
     while (end < nodes.size() && nodes[end].graph_id == nodes[begin].graph_id) ++end;
     if (!options.graph_id || *options.graph_id == nodes[begin].graph_id) {
       GraphStats g = ComputeSummary(trace, begin, end);
-      ComputeRows(trace, begin, end, options.top, g);
+      // A speedup of 0: no critical path.
+      ComputeRows(trace, begin, end, options.top, options.critical_path ? options.speedup : 0, g);
       if (!visit(std::move(g))) return;
     }
     begin = end;
@@ -372,9 +411,9 @@ std::vector<GraphStats> ComputeGraphSummaries(const GraphNodes& trace) {
   return out;
 }
 
-void ComputeGraphRows(const GraphNodes& trace, size_t top, GraphStats& graph) {
+void ComputeGraphRows(const GraphNodes& trace, size_t top, GraphStats& graph, double speedup) {
   const auto [begin, end] = RangeOf(trace, graph.graph_id);
-  ComputeRows(trace, begin, end, top, graph);
+  ComputeRows(trace, begin, end, top, speedup, graph);
 }
 
 std::vector<GraphStats> ComputeNodeStats(const GraphNodes& trace, const NodeStatsOptions& options) {

@@ -2,6 +2,7 @@
 // Pure computation over GraphNodes; no I/O.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -11,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/stats/critical_path.h"
 #include "analysis/stats/node_series.h"
 
 namespace nodescope::analysis {
@@ -44,6 +46,28 @@ struct NodeStats {
   // one (0.25: a quarter slower at the end). NaN below 10 occurrences or when the first mean is 0.
   double drift = 0;
   double share = 0;  // total_us / the sum of total_us over every node of the graph
+  // Critical-path figures (critical_path.h) when the graph's DAG holds the node: those of its
+  // own point, or, for a node of a conditional body, its conditional node's share and slack
+  // (conditional_node_id; no what-if then: one body node faster is not the body faster).
+  struct CriticalPath {
+    double share = 0;  // replays analysed in which it was on the critical path, over those
+    double slack_p50_us = 0;
+    double slack_min_us = 0;
+    double whatif_span_p50_us = 0;  // span p50 with the node GraphCriticalPath::speedup x faster
+    double gain_us = 0;             // GraphCriticalPath::span_p50_us - whatif_span_p50_us
+    uint64_t conditional_node_id = 0;
+  };
+  std::optional<CriticalPath> critical_path;
+};
+
+// Critical-path figures of a graph, present when the trace records DAGs (GraphNodes::dags).
+struct GraphCriticalPath {
+  bool dag = false;  // the trace holds this graph's DAG; false: no figure below means anything
+  double speedup = 2;
+  uint64_t replays = 0;   // replays held: every replay, or the held sample when `sampled`
+  uint64_t analysed = 0;  // of which analysed
+  std::array<uint64_t, static_cast<size_t>(PathSkip::kCount)> skipped{};  // the others, by reason
+  double span_p50_us = 0;                                                 // of the replays analysed
 };
 
 struct GraphStats {
@@ -78,13 +102,16 @@ struct GraphStats {
   // NaN when the median is 0.
   double first_replay_gpu_us = 0;
   double first_replay_outlier = 0;
-  std::vector<NodeStats> nodes;             // by total_us descending, ties by node id
-  std::shared_ptr<const NamePool> strings;  // holds the nodes' names
+  std::vector<NodeStats> nodes;                    // by total_us descending, ties by node id
+  std::shared_ptr<const NamePool> strings;         // holds the nodes' names
+  std::optional<GraphCriticalPath> critical_path;  // absent: the trace records no DAG
 };
 
 struct NodeStatsOptions {
   std::optional<uint64_t> graph_id;  // only this graph
   size_t top = 0;                    // at most this many nodes per graph; 0: all
+  double speedup = 2;                // the critical path's what-if factor
+  bool critical_path = true;         // false: no critical path (GraphStats::critical_path empty)
 };
 
 // Graphs by graph id ascending.
@@ -99,8 +126,9 @@ void ForEachGraphStats(const GraphNodes& trace, const NodeStatsOptions& options,
 // id: cheaper than ComputeNodeStats when only the graphs are ranked (the overview).
 std::vector<GraphStats> ComputeGraphSummaries(const GraphNodes& trace);
 // Fills `graph`'s node rows (at most `top`; 0: all) from `trace`, as ComputeNodeStats does;
-// `graph` comes from ComputeGraphSummaries(trace).
-void ComputeGraphRows(const GraphNodes& trace, size_t top, GraphStats& graph);
+// `graph` comes from ComputeGraphSummaries(trace). With `speedup` > 0, the critical path too
+// (GraphStats::critical_path, its what-if at that speedup) where the trace records DAGs.
+void ComputeGraphRows(const GraphNodes& trace, size_t top, GraphStats& graph, double speedup = 0);
 
 // Comparing two traces ("A" before, "B" after).
 //

@@ -149,7 +149,9 @@ std::vector<CrossGraph> CompareRanks(const std::vector<RankInput>& inputs,
   std::vector<CrossGraph> out;
   if (inputs.empty()) return out;
   std::vector<std::vector<GraphStats>> stats;
-  for (const RankInput& in : inputs) stats.push_back(ComputeNodeStats(*in.nodes));
+  NodeStatsOptions all;
+  all.critical_path = false;  // not shown across ranks
+  for (const RankInput& in : inputs) stats.push_back(ComputeNodeStats(*in.nodes, all));
   // For each other rank: (reference graph, reference node) -> that rank's (graph, node).
   std::vector<std::map<NodeRef, NodeRef>> match(inputs.size());
   std::vector<std::map<uint64_t, uint64_t>> graph_match(inputs.size());
