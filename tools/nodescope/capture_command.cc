@@ -42,6 +42,6 @@ CLI::App* AddCaptureCommand(CLI::App& app, int* exit_code) {
 
 }  // namespace
 
-const SubcommandRegistration kRegistration(/*help_order=*/6, AddCaptureCommand);
+const SubcommandRegistration kRegistration("capture", AddCaptureCommand);
 
 }  // namespace nodescope::cli

@@ -399,6 +399,6 @@ CLI::App* AddCheckCommand(CLI::App& app, int* exit_code) {
 
 }  // namespace
 
-const SubcommandRegistration kRegistration(/*help_order=*/2, AddCheckCommand);
+const SubcommandRegistration kRegistration("check", AddCheckCommand);
 
 }  // namespace nodescope::cli

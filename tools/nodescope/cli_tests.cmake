@@ -384,6 +384,16 @@ nodescope_cli_test(run lists_backends EXIT 0 ARGS --help
 nodescope_cli_test(run unknown_backend_lists_backends EXIT 125 ARGS --backend nosuch -- true
                    STDOUT "^$" STDERR "unknown backend 'nosuch' \\(this build has: ${listed}\\)")
 
+# The subcommands, declared once (nodescope_subcommand() in CMakeLists.txt): the unknown-subcommand
+# message (and --help) list exactly those this build has, in the declared order.
+set(built ${NODESCOPE_SUBCOMMANDS})
+if(NODESCOPE_NOT_BUILT)
+  list(REMOVE_ITEM built ${NODESCOPE_NOT_BUILT})
+endif()
+list(JOIN built ", " built_listed)
+nodescope_cli_test(nosuch lists_declared_subcommands EXIT 2 ARGS "" STDOUT "^$"
+                   STDERR "\\(this build has: ${built_listed}\\)\n")
+
 # The small defects of issue 30 (item 6): each case failed before its fix.
 if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
   set(data ${PROJECT_SOURCE_DIR}/src/analysis/testdata)

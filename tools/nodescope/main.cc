@@ -14,19 +14,10 @@
 
 namespace {
 
-// Subcommands this build left out (their dependency was not found), as CMake names them:
-// "check,nodes,plot", and why. `nodescope check` then says so instead of "not expected".
-#ifdef NODESCOPE_NOT_BUILT_SUBCOMMANDS
-constexpr const char* kNotBuilt = NODESCOPE_NOT_BUILT_SUBCOMMANDS;
-constexpr const char* kNotBuiltReason = NODESCOPE_NOT_BUILT_REASON;
-#else
-constexpr const char* kNotBuilt = "";
-constexpr const char* kNotBuiltReason = "";
-#endif
-
-bool IsNotBuilt(const char* name) {
-  const std::string list = std::string(",") + kNotBuilt + ",";
-  return *name != '\0' && list.find("," + std::string(name) + ",") != std::string::npos;
+// A subcommand this build left out (nodescope_subcommand() in tools/nodescope/CMakeLists.txt:
+// its dependency was not found). `nodescope check` then says so instead of "not expected".
+bool IsNotBuilt(const std::vector<std::string>& not_built, const char* name) {
+  return std::find(not_built.begin(), not_built.end(), name) != not_built.end();
 }
 
 }  // namespace
@@ -35,10 +26,14 @@ int main(int argc, char** argv) {
   CLI::App app{"nodescope: a GPU tracer that names every graph node across replays"};
   app.set_version_flag("--version", "nodescope " NODESCOPE_VERSION_STRING);
   app.require_subcommand(1);
-  if (*kNotBuilt != '\0') {
-    app.footer(std::string("Not built in: ") + kNotBuilt + ": " + kNotBuiltReason);
-    if (argc > 1 && IsNotBuilt(argv[1])) {
-      std::fprintf(stderr, "nodescope %s: not built in: %s\n", argv[1], kNotBuiltReason);
+  const std::vector<std::string> not_built = nodescope::cli::NotBuiltSubcommands();
+  if (!not_built.empty()) {
+    std::string names;
+    for (const std::string& n : not_built) names += (names.empty() ? "" : ",") + n;
+    app.footer("Not built in: " + names + ": " + nodescope::cli::NotBuiltReason());
+    if (argc > 1 && IsNotBuilt(not_built, argv[1])) {
+      std::fprintf(stderr, "nodescope %s: not built in: %s\n", argv[1],
+                   nodescope::cli::NotBuiltReason());
       return nodescope::cli::kUsageError;
     }
   }

@@ -92,6 +92,6 @@ CLI::App* AddMergeCommand(CLI::App& app, int* exit_code) {
 
 }  // namespace
 
-const SubcommandRegistration kRegistration(/*help_order=*/5, AddMergeCommand);
+const SubcommandRegistration kRegistration("merge", AddMergeCommand);
 
 }  // namespace nodescope::cli

@@ -486,6 +486,6 @@ CLI::App* AddNodesCommand(CLI::App& app, int* exit_code) {
 
 }  // namespace
 
-const SubcommandRegistration kRegistration(/*help_order=*/3, AddNodesCommand);
+const SubcommandRegistration kRegistration("nodes", AddNodesCommand);
 
 }  // namespace nodescope::cli

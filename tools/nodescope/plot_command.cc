@@ -244,6 +244,6 @@ CLI::App* AddPlotCommand(CLI::App& app, int* exit_code) {
 
 }  // namespace
 
-const SubcommandRegistration kRegistration(/*help_order=*/4, AddPlotCommand);
+const SubcommandRegistration kRegistration("plot", AddPlotCommand);
 
 }  // namespace nodescope::cli

@@ -253,6 +253,6 @@ CLI::App* AddRunCommand(CLI::App& app, int* exit_code) {
 
 }  // namespace
 
-const SubcommandRegistration kRegistration(/*help_order=*/1, AddRunCommand, kRunUsageError);
+const SubcommandRegistration kRegistration("run", AddRunCommand, kRunUsageError);
 
 }  // namespace nodescope::cli

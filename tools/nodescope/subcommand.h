@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <string>
 #include <vector>
 
 namespace nodescope::cli {
@@ -13,22 +14,29 @@ struct Subcommand {
   // Adds the subcommand to `app` and returns it; when it is chosen, its callback stores the
   // subcommand's exit status in `*exit_code`.
   using Add = CLI::App* (*)(CLI::App& app, int* exit_code);
-  int help_order;  // place in `nodescope --help`, ascending
+  const char* name;
   Add add;
   int usage_error;  // the exit status of a usage error of this subcommand
 };
+
+// Every subcommand's name in `nodescope --help` order, built or not: the order of the
+// nodescope_subcommand() calls in tools/nodescope/CMakeLists.txt (NODESCOPE_SUBCOMMANDS).
+std::vector<std::string> SubcommandOrder();
+// Those this build left out (a dependency missing), and why ("" when none is).
+std::vector<std::string> NotBuiltSubcommands();
+const char* NotBuiltReason();
 
 // The exit status of usage errors of most subcommands (`run` passes its program's through and
 // has its own, kRunUsageError).
 inline constexpr int kUsageError = 2;
 
-// Declare one at namespace scope in the subcommand's file.
+// Declare one at namespace scope in the subcommand's file; `name` as in the CMake call.
 class SubcommandRegistration {
  public:
-  SubcommandRegistration(int help_order, Subcommand::Add add, int usage_error = kUsageError);
+  SubcommandRegistration(const char* name, Subcommand::Add add, int usage_error = kUsageError);
 };
 
-// Every registered subcommand, in help_order.
+// Every registered subcommand, in SubcommandOrder() (a name missing from it last).
 std::vector<Subcommand> RegisteredSubcommands();
 
 }  // namespace nodescope::cli
