@@ -394,6 +394,16 @@ list(JOIN built ", " built_listed)
 nodescope_cli_test(nosuch lists_declared_subcommands EXIT 2 ARGS "" STDOUT "^$"
                    STDERR "\\(this build has: ${built_listed}\\)\n")
 
+# The critical path on a real trace with its DAG (H200: `nodescope run -- dag_cases forkjoin 20 60
+# 50`, docs/TRACE-DAG.md): the longer branch B is on the path in every replay, A has B - A slack.
+if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
+  set(fj ${PROJECT_SOURCE_DIR}/src/analysis/testdata/forkjoin_dag_h200.json)
+  nodescope_cli_test(nodes critical_path_h200 EXIT 0 ARGS ${fj} --width 0 STDERR "^$"
+    STDOUT "critical path +50 of 50 replays analysed; span p50 66.40 us\n.*100.0% +0.000 +30.32 +dag_branch_b\\(long long\\)\n.* 0.0% +40.26 +0.000 +dag_branch_a")
+  nodescope_cli_test(nodes critical_path_h200_json EXIT 0 ARGS ${fj} --json STDERR "^$" PARSE json
+    STDOUT "\"critical_path\":\\{\"dag\":true,\"speedup\":2,\"replays_from\":\"every_replay\",\"replays\":50,\"replays_analysed\":50")
+endif()
+
 # The small defects of issue 30 (item 6): each case failed before its fix.
 if(NODESCOPE_BUILD_TESTS AND TARGET nodescope_trace_reader)
   set(data ${PROJECT_SOURCE_DIR}/src/analysis/testdata)
