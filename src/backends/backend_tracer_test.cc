@@ -34,6 +34,14 @@ class FakeTracer final : public BackendTracer {
     });
   }
   void Drop(uint64_t n) { AddVendorDropped(n); }
+  // What a backend recording exec DAGs does: the store on, a DAG added at "instantiation".
+  void RecordDag(uint64_t graph_id) {
+    set_records_graph_dags(true);
+    GraphDag dag;
+    dag.graph_id = graph_id;
+    dag.nodes = {{graph_id << 32, DagNodeType::kKernel, 0}};
+    graph_dags()->Add(std::move(dag));
+  }
   void Refuse(uint64_t n) { AddBuffersRefused(n); }
 
   std::vector<std::string> calls;
@@ -173,6 +181,40 @@ TEST(BackendTracer, BatchesRacingPartsLoseNothing) {
   copier.join();
   ASSERT_TRUE(t.Stop().ok());
   EXPECT_EQ(written + t.trace().gpu.held(), 2u * 200 * 50);
+}
+
+// Exec DAGs reach every copy (a capture, a streaming part) and the trace at Stop(), with their
+// counters; a backend that records none writes no counters.
+TEST(BackendTracer, DagsReachEveryWindowCopyAndTheTrace) {
+  FakeTracer plain;
+  ASSERT_TRUE(plain.Start(TracerOptions{}).ok());
+  plain.Batch(3);
+  Trace none;
+  ASSERT_TRUE(plain.SnapshotWindow(&none, /*release=*/false).ok());
+  EXPECT_TRUE(none.graph_dags.empty());
+  for (const auto& [name, value] : none.counters) EXPECT_NE(name, "graph_dags_recorded");
+  ASSERT_TRUE(plain.Stop().ok());
+
+  FakeTracer t;
+  ASSERT_TRUE(t.Start(TracerOptions{}).ok());
+  t.RecordDag(7);
+  t.Batch(3);
+  Trace capture, part;
+  ASSERT_TRUE(t.SnapshotWindow(&capture, /*release=*/false).ok());
+  ASSERT_TRUE(t.SnapshotWindow(&part, /*release=*/true).ok());
+  for (const Trace* copy : {&capture, &part}) {
+    ASSERT_EQ(copy->graph_dags.size(), 1u);
+    EXPECT_EQ(copy->graph_dags[0]->graph_id, 7u);
+  }
+  t.RecordDag(9);
+  ASSERT_TRUE(t.Stop().ok());
+  ASSERT_EQ(t.trace().graph_dags.size(), 2u);
+  EXPECT_EQ(t.trace().graph_dags[1]->graph_id, 9u);
+  int64_t recorded = -1;
+  for (const auto& [name, value] : t.trace().counters) {
+    if (name == "graph_dags_recorded") recorded = value;
+  }
+  EXPECT_EQ(recorded, 2);
 }
 
 }  // namespace
