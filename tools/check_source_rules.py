@@ -46,7 +46,8 @@ LAYERS = {
     "analysis/reader": ["base", "model"],
     "analysis/stats": ["base", "model", "analysis/reader"],
     "analysis/plot": ["base", "model", "analysis/reader", "analysis/stats"],
-    "analysis/merge": ["base", "model", "attribution", "export", "analysis/reader"],
+    "analysis/merge": ["base", "model", "attribution", "export", "analysis/reader",
+                       "analysis/stats"],
     "nodescope": [],
     # The command-line programs: anything but a vendor's backend internals.
     "tools": NEUTRAL + ["analysis/reader", "analysis/stats", "analysis/plot", "analysis/merge"],

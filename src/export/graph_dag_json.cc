@@ -4,10 +4,10 @@
 #include <algorithm>
 
 namespace nodescope {
-namespace {
 
-void WriteDag(const GraphDag& dag, JsonOutput& out) {
+void WriteGraphDag(const GraphDag& dag, JsonOutput& out) {
   out.Field("{\"graph id\":", dag.graph_id);
+  if (dag.process != 0) out.Field(",\"process\":", dag.process);
   out.Raw(",\"device\":");
   out.Int(dag.device);
   out.Raw(dag.complete ? ",\"complete\":true" : ",\"complete\":false");
@@ -38,8 +38,6 @@ void WriteDag(const GraphDag& dag, JsonOutput& out) {
   out.Raw("]}");
 }
 
-}  // namespace
-
 void WriteGraphDags(const std::vector<std::shared_ptr<const GraphDag>>& dags,
                     const std::vector<uint64_t>& graph_ids, JsonOutput& out) {
   bool first = true;
@@ -49,7 +47,7 @@ void WriteGraphDags(const std::vector<std::shared_ptr<const GraphDag>>& dags,
     }
     out.Raw(first ? "  \"nodescopeGraphs\": [\n    " : ",\n    ");
     first = false;
-    WriteDag(*dag, out);
+    WriteGraphDag(*dag, out);
   }
   if (!first) out.Raw("\n  ],\n");
 }

@@ -16,5 +16,7 @@ namespace nodescope {
 // (ascending), one per line; nothing when none is.
 void WriteGraphDags(const std::vector<std::shared_ptr<const GraphDag>>& dags,
                     const std::vector<uint64_t>& graph_ids, JsonOutput& out);
+// One element of the array: {"graph id":...,"renamed":[...]} ("process" when not 0).
+void WriteGraphDag(const GraphDag& dag, JsonOutput& out);
 
 }  // namespace nodescope

@@ -63,6 +63,7 @@ struct DagEdge {
 struct GraphDag {
   uint64_t graph_id = 0;
   int32_t device = -1;         // -1: not known
+  uint32_t process = 0;        // a merged trace's process slot (`nodescope merge`); else 0
   std::vector<DagNode> nodes;  // by node id ascending
   std::vector<DagEdge> edges;  // by (from, to) ascending
   // Node ids the attribution issued after an in-place change made a node run something else

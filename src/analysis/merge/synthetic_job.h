@@ -16,11 +16,11 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "base/diagnostics.h"
 #include "export/chrome_trace_writer.h"
 
 namespace nodescope::analysis::synthetic {
@@ -110,7 +110,7 @@ inline std::vector<std::string> WriteRankTraces(const JobShape& job, std::string
     std::string path = dir + "/rank" + std::to_string(r) + ".json";
     Status s = WriteChromeTraceFile(RankTrace(job, r), path);
     if (!s.ok()) {
-      std::fprintf(stderr, "%s\n", s.ToString().c_str());
+      LogError("synthetic_job", "%s", s.ToString().c_str());
       std::abort();
     }
     paths.push_back(path);

@@ -12,6 +12,7 @@
 
 #include "analysis/reader/trace_reader.h"
 #include "base/version.h"
+#include "export/graph_dag_json.h"
 
 namespace nodescope::analysis {
 namespace {
@@ -233,6 +234,17 @@ void WriteHeader(const MergeResult& r, const std::vector<TraceMetadata>& headers
   }
   out.Raw("]},\n  \"displayTimeUnit\": \"ms\",\n");
   out.Field("  \"baseTimeNanoseconds\": ", r.base_time_ns);
+  // Each input's exec DAGs, named by its process slot (docs/TRACE-DAG.md).
+  bool any_dag = false;
+  for (const MergedInput& in : r.inputs) {
+    for (GraphDag dag : headers[in.slot].graph_dags) {
+      dag.process = in.slot;
+      out.Raw(any_dag ? ",\n    " : ",\n  \"nodescopeGraphs\": [\n    ");
+      any_dag = true;
+      WriteGraphDag(dag, out);
+    }
+  }
+  if (any_dag) out.Raw("\n  ]");
   out.Raw(",\n  \"traceEvents\": [\n");
 }
 

@@ -8,12 +8,14 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "analysis/merge/synthetic_job.h"
 #include "analysis/reader/trace_reader.h"
+#include "analysis/stats/node_series.h"
 #include "export/trace_validity.h"
 
 namespace nodescope::analysis {
@@ -89,6 +91,40 @@ TEST(TraceMerge, TwoRanksOnOneAxis) {
   EXPECT_EQ(by_slot[1][3 * 4 + 2].start_ns - by_slot[0][3 * 4 + 2].start_ns, 50000);
   EXPECT_NE(text.find("\"labels\":\"rank 1\""), std::string::npos);
   EXPECT_NE(text.find("\"pid\":" + std::to_string((1 << 22) | 1001)), std::string::npos);
+}
+
+// Each rank's exec DAGs come along, named by the rank's process slot, and reach that process's
+// GraphNodes (docs/TRACE-DAG.md).
+TEST(TraceMerge, EachRanksDagsKeepTheirProcess) {
+  JobShape job;
+  char tmpl[] = "/tmp/nodescope-dags-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  std::vector<std::string> paths;
+  for (int r = 0; r < job.ranks; ++r) {
+    Trace t = RankTrace(job, r);
+    GraphDag dag;
+    dag.graph_id = 2 + static_cast<uint64_t>(r);  // each rank's graph id
+    for (uint64_t i = 0; i < 4; ++i) {
+      dag.nodes.push_back({(dag.graph_id << 32) | i, DagNodeType::kKernel, 0});
+      if (i > 0) dag.edges.push_back({(dag.graph_id << 32) | (i - 1), (dag.graph_id << 32) | i});
+    }
+    t.graph_dags = {std::make_shared<const GraphDag>(dag)};
+    paths.push_back(dir + "/rank" + std::to_string(r) + ".json");
+    ASSERT_TRUE(WriteChromeTraceFile(t, paths.back()).ok());
+  }
+  StringJsonOutput out;
+  ASSERT_TRUE(MergeTraces({paths[1], paths[0]}, out).ok());
+  EXPECT_TRUE(CheckTraceForViewers(out.str()).ok());
+  EXPECT_NE(out.str().find("{\"graph id\":3,\"process\":1,"), std::string::npos) << out.str();
+  StatusOr<std::vector<GraphNodes>> per = CollectNodeSeriesPerProcessFromText("m.json", out.str());
+  ASSERT_TRUE(per.ok()) << per.status().ToString();
+  ASSERT_EQ(per->size(), 2u);
+  for (uint32_t slot = 0; slot < 2; ++slot) {
+    ASSERT_EQ((*per)[slot].dags.size(), 1u) << slot;
+    EXPECT_EQ((*per)[slot].dags[0].graph_id, 2u + slot);
+    EXPECT_EQ((*per)[slot].dags[0].process, slot);
+    EXPECT_EQ((*per)[slot].dags[0].edges.size(), 3u);
+  }
 }
 
 TEST(TraceMerge, ARealtimeStepOnOneHostIsUndoneByTheBoottimeAnchor) {

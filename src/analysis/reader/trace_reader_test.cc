@@ -127,13 +127,16 @@ TEST(TraceReader, ReadsGraphDags) {
   const std::string json = R"({
   "nodescopeGraphs": [
     {"graph id":9,"device":1,"complete":false,"nodes":[[38654705665,"kernel",0],[38654705664,"future_kind",0]],"edges":[[38654705664,38654705665,"programmatic"]],"renamed":[]},
-    {"graph id":5,"device":0,"complete":true,"nodes":[[21474836480,"child_graph",0],[21474836481,"kernel",21474836480]],"edges":[],"renamed":[[25769803775,21474836481]]}
+    {"graph id":5,"device":0,"complete":true,"nodes":[[21474836480,"child_graph",0],[21474836481,"kernel",21474836480]],"edges":[],"renamed":[[25769803775,21474836481]]},
+    {"graph id":5,"process":3,"nodes":[],"edges":[],"renamed":[]}
   ],
   "traceEvents": []
 })";
   auto meta = Read(json);
   ASSERT_TRUE(meta.ok()) << meta.status().ToString();
-  ASSERT_EQ(meta->graph_dags.size(), 2u);
+  ASSERT_EQ(meta->graph_dags.size(), 3u);
+  EXPECT_EQ(meta->graph_dags[2].process, 3u);  // by (process, graph id)
+  EXPECT_EQ(meta->graph_dags[2].graph_id, 5u);
   const GraphDag& five = meta->graph_dags[0];
   EXPECT_EQ(five.graph_id, 5u);
   EXPECT_TRUE(five.complete);
@@ -169,6 +172,9 @@ TEST(TraceReader, BadGraphDagsNameWhatIsWrong) {
             std::string::npos);
   EXPECT_NE(error(R"([{"graph id":1,"nodes":[["x","kernel",0]]}])").find("byte"),
             std::string::npos);
+  EXPECT_NE(error(R"([{"graph id":1,"process":512}])").find("a process slot below 512"),
+            std::string::npos)
+      << error(R"([{"graph id":1,"process":512}])");
 }
 
 TEST(TraceReader, AcceptsTorchStringPidsAndNoMetadata) {

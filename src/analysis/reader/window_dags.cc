@@ -56,6 +56,13 @@ bool WindowReader::ReadGraphDag(od::value& v, GraphDag* dag) {
     std::optional<uint64_t> number;
     if (key == "graph id") {
       if (!GetUint(value, "graph id", &graph_id)) return false;
+    } else if (key == "process") {
+      std::optional<uint64_t> slot;
+      if (!GetUint(value, "process", &slot)) return false;
+      if (*slot >= (uint64_t{1} << (31 - kMergePidBits))) {
+        return BadNumber(value, "process", "a process slot below 512");
+      }
+      dag->process = static_cast<uint32_t>(*slot);
     } else if (key == "device") {
       std::optional<int64_t> device;
       if (!GetInt(value, "device", &device)) return false;
@@ -134,7 +141,9 @@ bool WindowReader::ReadGraphDags(od::value& v, TraceMetadata* meta) {
     meta->graph_dags.push_back(std::move(dag));
   }
   std::sort(meta->graph_dags.begin(), meta->graph_dags.end(),
-            [](const GraphDag& x, const GraphDag& y) { return x.graph_id < y.graph_id; });
+            [](const GraphDag& x, const GraphDag& y) {
+              return x.process != y.process ? x.process < y.process : x.graph_id < y.graph_id;
+            });
   return true;
 }
 

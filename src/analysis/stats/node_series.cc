@@ -277,9 +277,10 @@ struct Grouper {
       GraphNodes& o = out[s];
       o.nodes.reserve(per_slot[s]);
       o.metadata = metadata;
-      o.metadata.graph_dags.clear();  // held once, in `dags`
-      // A merged trace's DAGs would need their process: `nodescope merge` does not carry them.
-      if (slots.size() == 1) o.dags = metadata.graph_dags;
+      o.metadata.graph_dags.clear();                     // held once, in `dags`
+      for (const GraphDag& dag : metadata.graph_dags) {  // by (process, graph id)
+        if (dag.process == s) o.dags.push_back(dag);
+      }
       o.gpu_events = slots[s].gpu_events;
       o.keyed_events = slots[s].keyed_events;
       o.untracked_events = slots[s].untracked_events;
