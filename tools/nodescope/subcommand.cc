@@ -12,7 +12,6 @@ std::vector<Subcommand>& Registry() {
   return registry;
 }
 
-
 std::vector<std::string> Split(const char* list) {
   std::vector<std::string> out;
   std::string item;
