@@ -24,7 +24,8 @@ double MeanOf(const std::vector<double>& v, size_t begin, size_t end) {
   return sum / AsDouble(end - begin);
 }
 
-NodeStats ComputeNode(const NodeSeries& s) {
+// `durations`: scratch, reused from node to node.
+NodeStats ComputeNode(const NodeSeries& s, std::vector<double>& durations) {
   NodeStats n;
   n.graph_id = s.graph_id;
   n.node_id = s.node_id;
@@ -32,7 +33,7 @@ NodeStats ComputeNode(const NodeSeries& s) {
   n.cat = s.cat;
   n.scope = s.scope;
   n.drift = kNaN;
-  std::vector<double> durations;
+  durations.clear();
   durations.reserve(s.occurrences.size());
   for (const NodeOccurrence& o : s.occurrences) durations.push_back(o.dur_us);
   const size_t count = durations.size();
@@ -148,7 +149,8 @@ void ComputeRows(const GraphNodes& trace, size_t begin, size_t end, size_t top, 
                  GraphStats& g) {
   g.nodes.clear();
   g.nodes.reserve(end - begin);
-  for (size_t i = begin; i < end; ++i) g.nodes.push_back(ComputeNode(trace.nodes[i]));
+  std::vector<double> durations;
+  for (size_t i = begin; i < end; ++i) g.nodes.push_back(ComputeNode(trace.nodes[i], durations));
   for (NodeStats& n : g.nodes) n.share = g.gpu_total_us > 0 ? n.total_us / g.gpu_total_us : kNaN;
   AddCriticalPath(trace, begin, end, speedup, g);
   std::sort(g.nodes.begin(), g.nodes.end(), ByTotalDescending);
