@@ -312,10 +312,13 @@ struct Grouper {
       for (NodeSeries& s : o.nodes) {
         if ((s.node_id >> 32) != s.graph_id) ++o.mismatched_nodes;
         if (s.aliased) ++o.aliased_nodes;
-        std::stable_sort(s.occurrences.begin(), s.occurrences.end(),
-                         [](const NodeOccurrence& a, const NodeOccurrence& b) {
-                           return a.start_us < b.start_us;
-                         });
+        const auto by_start = [](const NodeOccurrence& a, const NodeOccurrence& b) {
+          return a.start_us < b.start_us;
+        };
+        // Usually in time order already; stable_sort would take a buffer as large as the vector.
+        if (!std::is_sorted(s.occurrences.begin(), s.occurrences.end(), by_start)) {
+          std::stable_sort(s.occurrences.begin(), s.occurrences.end(), by_start);
+        }
       }
     }
     return out;

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "analysis/stats/node_align.h"
+#include "analysis/stats/replay_stats.h"
 
 namespace nodescope::analysis {
 namespace {
@@ -23,7 +24,8 @@ double MeanOf(const std::vector<double>& v, size_t begin, size_t end) {
   return sum / AsDouble(end - begin);
 }
 
-NodeStats ComputeNode(const NodeSeries& s) {
+// `durations`: scratch, reused from node to node.
+NodeStats ComputeNode(const NodeSeries& s, std::vector<double>& durations) {
   NodeStats n;
   n.graph_id = s.graph_id;
   n.node_id = s.node_id;
@@ -31,7 +33,7 @@ NodeStats ComputeNode(const NodeSeries& s) {
   n.cat = s.cat;
   n.scope = s.scope;
   n.drift = kNaN;
-  std::vector<double> durations;
+  durations.clear();
   durations.reserve(s.occurrences.size());
   for (const NodeOccurrence& o : s.occurrences) durations.push_back(o.dur_us);
   const size_t count = durations.size();
@@ -61,72 +63,14 @@ NodeStats ComputeNode(const NodeSeries& s) {
     double last = MeanOf(durations, count - k, count);
     if (first > 0) n.drift = last / first - 1;
   }
-  std::sort(durations.begin(), durations.end());
-  n.p50_us = NearestRankPercentile(durations, 50);
-  n.p95_us = NearestRankPercentile(durations, 95);
-  n.p99_us = NearestRankPercentile(durations, 99);
-  if (!s.sampled()) n.max_us = durations.back();
+  static constexpr unsigned kPercents[] = {50, 95, 99};
+  double p[3];
+  SelectNearestRanks(durations, kPercents, p);
+  n.p50_us = p[0];
+  n.p95_us = p[1];
+  n.p99_us = p[2];
+  if (!s.sampled()) n.max_us = *std::max_element(durations.begin(), durations.end());
   return n;
-}
-
-struct ReplayPoint {
-  int64_t correlation;
-  double start;
-  double end;
-  double dur;
-};
-
-// Fills the per-replay figures of `g` from the occurrences of nodes [begin, end).
-void ComputeReplays(const std::vector<NodeSeries>& nodes, size_t begin, size_t end, GraphStats& g) {
-  std::vector<ReplayPoint> points;
-  for (size_t i = begin; i < end; ++i) {
-    for (const NodeOccurrence& o : nodes[i].occurrences) {
-      points.push_back({o.correlation, o.start_us, o.start_us + o.dur_us, o.dur_us});
-    }
-  }
-  std::sort(points.begin(), points.end(), [](const ReplayPoint& x, const ReplayPoint& y) {
-    if (x.correlation != y.correlation) return x.correlation < y.correlation;
-    return x.start != y.start ? x.start < y.start : x.end < y.end;
-  });
-  std::vector<double> gpu, span, idle;
-  double gaps = 0;
-  double first_start = std::numeric_limits<double>::infinity();
-  for (size_t i = 0; i < points.size();) {
-    const double replay_start = points[i].start;
-    double latest_end = replay_start;
-    double gpu_time = 0;
-    double idle_time = 0;
-    size_t j = i;
-    for (; j < points.size() && points[j].correlation == points[i].correlation; ++j) {
-      const ReplayPoint& p = points[j];
-      if (p.start > latest_end) {
-        idle_time += p.start - latest_end;
-        gaps += 1;
-      }
-      latest_end = std::max(latest_end, p.end);
-      gpu_time += p.dur;
-    }
-    gpu.push_back(gpu_time);
-    span.push_back(latest_end - replay_start);
-    idle.push_back(idle_time);
-    if (replay_start < first_start) {
-      first_start = replay_start;
-      g.first_replay_gpu_us = gpu_time;
-    }
-    i = j;
-  }
-  g.replays = gpu.size();
-  if (gpu.empty()) return;
-  const double replays = AsDouble(gpu.size());
-  g.gaps_mean = gaps / replays;
-  g.idle_mean_us = MeanOf(idle, 0, idle.size());
-  for (std::vector<double>* v : {&gpu, &span, &idle}) std::sort(v->begin(), v->end());
-  g.gpu_p50_us = NearestRankPercentile(gpu, 50);
-  g.gpu_p99_us = NearestRankPercentile(gpu, 99);
-  g.span_p50_us = NearestRankPercentile(span, 50);
-  g.span_p99_us = NearestRankPercentile(span, 99);
-  g.idle_p99_us = NearestRankPercentile(idle, 99);
-  g.first_replay_outlier = g.gpu_p50_us > 0 ? g.first_replay_gpu_us / g.gpu_p50_us : kNaN;
 }
 
 bool ByTotalDescending(const NodeStats& x, const NodeStats& y) {
@@ -188,7 +132,7 @@ GraphStats ComputeSummary(const GraphNodes& trace, size_t begin, size_t end) {
     g.sample_level = std::max<unsigned>(g.sample_level, nodes[i].sample_level);
     g.gpu_total_us += NodeTotal(nodes[i]);
   }
-  ComputeReplays(nodes, begin, end, g);
+  ComputeReplays(std::span<const NodeSeries>(nodes.data() + begin, end - begin), g);
   g.replays_held = g.replays;
   if (g.sampled) {
     g.replays =
@@ -205,7 +149,8 @@ void ComputeRows(const GraphNodes& trace, size_t begin, size_t end, size_t top, 
                  GraphStats& g) {
   g.nodes.clear();
   g.nodes.reserve(end - begin);
-  for (size_t i = begin; i < end; ++i) g.nodes.push_back(ComputeNode(trace.nodes[i]));
+  std::vector<double> durations;
+  for (size_t i = begin; i < end; ++i) g.nodes.push_back(ComputeNode(trace.nodes[i], durations));
   for (NodeStats& n : g.nodes) n.share = g.gpu_total_us > 0 ? n.total_us / g.gpu_total_us : kNaN;
   AddCriticalPath(trace, begin, end, speedup, g);
   std::sort(g.nodes.begin(), g.nodes.end(), ByTotalDescending);
@@ -359,12 +304,37 @@ GraphDiff DiffPair(const GraphStats* a, const Sequence* seq_a, const GraphStats*
 
 }  // namespace
 
+namespace {
+
+// The 1-based nearest rank of `percent` among n > 0 values: ceil(percent * n / 100), exact,
+// clamped to [1, n].
+uint64_t NearestRank(uint64_t n, unsigned percent) {
+  return std::clamp<uint64_t>((uint64_t{percent} * n + 99) / 100, 1, n);
+}
+
+}  // namespace
+
 double NearestRankPercentile(const std::vector<double>& sorted, unsigned percent) {
   if (sorted.empty()) return kNaN;
-  const uint64_t n = sorted.size();
-  uint64_t rank = (uint64_t{percent} * n + 99) / 100;  // ceil(percent * n / 100), exact
-  rank = std::clamp<uint64_t>(rank, 1, n);
-  return sorted[rank - 1];
+  return sorted[NearestRank(sorted.size(), percent) - 1];
+}
+
+void SelectNearestRanks(std::vector<double>& values, std::span<const unsigned> percents,
+                        std::span<double> out) {
+  auto from = values.begin();  // values before it are at most the last one selected
+  for (size_t i = 0; i < percents.size(); ++i) {
+    if (values.empty()) {
+      out[i] = kNaN;
+      continue;
+    }
+    const auto at =
+        values.begin() + static_cast<ptrdiff_t>(NearestRank(values.size(), percents[i]) - 1);
+    if (at >= from) {
+      std::nth_element(from, at, values.end());
+      from = at + 1;
+    }
+    out[i] = *at;
+  }
 }
 
 const char* GraphMatchName(GraphMatch match) {

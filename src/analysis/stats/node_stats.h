@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,11 @@ namespace nodescope::analysis {
 // ceil(percent / 100 * n), clamped to [1, n]. Always one of the samples (no interpolation), so
 // p100 is the maximum and p50 of an even count is the lower middle value. NaN when empty.
 double NearestRankPercentile(const std::vector<double>& sorted, unsigned percent);
+// The same of `values` in any order, for each of `percents` (ascending) into `out` (as many):
+// selected in place, each by std::nth_element over the values above the previous one (linear,
+// no sort; `values` is left reordered).
+void SelectNearestRanks(std::vector<double>& values, std::span<const unsigned> percents,
+                        std::span<double> out);
 
 // Durations are microseconds. A node's "replays" are its occurrences.
 // Figures are exact over every occurrence, except where the graph's occurrences were sampled
