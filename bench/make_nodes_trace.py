@@ -5,7 +5,10 @@ plus one eager kernel per replay, for timing `nodescope nodes` against `nodescop
 trace with many nodes (bench/nodes_vs_check.sh). Durations carry noise (a deterministic LCG), so
 sorting or selecting them is real work.
 
-  bench/make_nodes_trace.py GRAPHS NODES REPLAYS > trace.json
+  bench/make_nodes_trace.py GRAPHS NODES REPLAYS [--dag] > trace.json
+
+With --dag each graph's DAG, a chain of its nodes, is written too ("nodescopeGraphs",
+docs/TRACE-DAG.md), so `nodes` computes the critical path; the events are the same.
 """
 
 import sys
@@ -13,9 +16,21 @@ import sys
 
 def main():
     graphs, nodes, replays = (int(a) for a in sys.argv[1:4])
+    dag = "--dag" in sys.argv[4:]
     out = sys.stdout
-    out.write('{\n  "schemaVersion": 1,\n  "baseTimeNanoseconds": 1700000000000000000,\n'
-              '  "traceEvents": [\n')
+    out.write('{\n  "schemaVersion": 1,\n  "baseTimeNanoseconds": 1700000000000000000,\n')
+    if dag:
+        out.write('  "nodescopeGraphs": [\n')
+        for g in range(graphs):
+            graph = 2 + g
+            ids = [(graph << 32) | k for k in range(nodes)]
+            node_list = ",".join(f'[{i},"kernel",0]' for i in ids)
+            edge_list = ",".join(f'[{a},{b},"full"]' for a, b in zip(ids, ids[1:]))
+            out.write(('    ' if g == 0 else ',\n    ') +
+                      f'{{"graph id":{graph},"device":0,"complete":true,"nodes":[{node_list}],'
+                      f'"edges":[{edge_list}],"renamed":[]}}')
+        out.write('\n  ],\n')
+    out.write('  "traceEvents": [\n')
     state = 12345
     ts = 1000.0
     corr = 100
