@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Installs nodescope's build dependencies from Debian's packages (idempotent; root or sudo).
 set -euo pipefail
+# python3-*, pybind11-dev: the Python package (python/, its tests in scripts/test.sh).
 # clang and libclang-rt-14-dev (libclang_rt.fuzzer, the sanitizer runtimes): scripts/fuzz.sh.
 packages=(cmake g++ make python3 libgtest-dev libbenchmark-dev libcli11-dev libsimdjson-dev zlib1g-dev
-  clang libclang-rt-14-dev clang-format)
+  clang libclang-rt-14-dev clang-format
+  python3-dev python3-venv python3-pip python3-setuptools pybind11-dev python3-pybind11 python3-numpy
+  python3-pandas python3-pytest)
 # chromium: the plots checked in a real browser, headless (the ctest `plot_browser`, label
 # `browser`, which skips without it); without its recommends (desktop services headless needs not).
 lean=(chromium)

@@ -12,6 +12,10 @@ scripts/check_format.sh
 # The project's own builds treat warnings as errors; a user's build does not (NODESCOPE_WERROR).
 scripts/build.sh build -DNODESCOPE_WERROR=ON
 (cd build && ctest --output-on-failure -j "$(nproc)")
+# The Python package (python/): installed into a venv of Debian's Python, which sees Debian's
+# pandas, pytest and pybind11 (a `python3` earlier on PATH may be another build that does not),
+# then its tests, against the CLI just built.
+scripts/python_test.sh build
 scripts/build.sh build-asan -DNODESCOPE_WERROR=ON -DNODESCOPE_SANITIZE=ON -DNODESCOPE_BUILD_BENCH=OFF
 # intercept_tls_get_addr=0: LeakSanitizer's dynamic-TLS tracking misreads glibc 2.36's TLS blocks
 # when their address happens to fall on a particular offset (google/sanitizers#1322), and its

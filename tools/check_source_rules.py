@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The house rules a compiler does not check, checked on the sources (docs/ARCHITECTURE.md):
 
-  layers   every `#include "..."` in src/, tools/ and include/ goes to a folder its own folder
-           may include (LAYERS below: the table in docs/ARCHITECTURE.md);
+  layers   every `#include "..."` in src/, tools/, include/ and python/src/ goes to a folder
+           its own folder may include (LAYERS below: the table in docs/ARCHITECTURE.md);
   vendor   an SDK's headers (`#include <cupti.h>`, ...) appear only in that vendor's
            src/backends/<vendor>/ (VENDOR_HEADERS);
   size     no C/C++ source file in src/ is over 500 lines, tests (*_test.*) and test data aside.
@@ -51,6 +51,8 @@ LAYERS = {
     "nodescope": [],
     # The command-line programs: anything but a vendor's backend internals.
     "tools": NEUTRAL + ["analysis/reader", "analysis/stats", "analysis/plot", "analysis/merge"],
+    # The Python extension (python/src): the analysis library, as the CLI reads it.
+    "python": ["base", "model", "analysis/reader", "analysis/stats", "analysis/plot"],
 }
 
 # <header> patterns -> the only folder whose files may include them.
@@ -131,7 +133,7 @@ MAX_LINES = 500
 ALLOWED_SIZES = {}
 
 SOURCE_SUFFIXES = (".h", ".hpp", ".hh", ".c", ".cc", ".cpp", ".cu", ".cuh")
-SCANNED_ROOTS = ("src", "tools", "include")
+SCANNED_ROOTS = ("src", "tools", "include", "python/src")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')
 
 
@@ -142,6 +144,8 @@ def component_of_file(rel):
         return "nodescope" if len(parts) > 2 and parts[1] == "nodescope" else None
     if parts[0] == "tools":
         return "tools"
+    if parts[0] == "python":
+        return "python"
     if parts[0] != "src" or len(parts) < 3:
         return None
     return component_of_path(parts[1:-1])

@@ -1,0 +1,90 @@
+#include "analysis/stats/gpu_activity.h"
+
+#include <cmath>
+#include <string_view>
+#include <unordered_map>
+
+#include "analysis/stats/event_checks.h"
+
+namespace nodescope::analysis {
+namespace {
+
+constexpr int64_t kMissing = -1;
+constexpr uint64_t kOrdinalMask = 0xffffffffULL;
+
+class StringIndex {
+ public:
+  explicit StringIndex(std::vector<std::string>* strings) : strings_(strings) { Of(""); }
+  uint32_t Of(std::string_view s) {
+    auto it = index_.find(std::string(s));
+    if (it != index_.end()) return it->second;
+    const auto id = static_cast<uint32_t>(strings_->size());
+    strings_->emplace_back(s);
+    index_.emplace(strings_->back(), id);
+    return id;
+  }
+
+ private:
+  std::vector<std::string>* strings_;
+  std::unordered_map<std::string, uint32_t> index_;
+};
+
+int64_t RankOf(const TraceEvent& e) {
+  const TraceMetadata* m = e.metadata;
+  if (m == nullptr) return kMissing;
+  if (!m->merged_ranks.empty()) {
+    const uint32_t slot = ProcessSlot(e.pid);
+    return slot < m->merged_ranks.size() ? m->merged_ranks[slot] : kMissing;
+  }
+  return m->rank.value_or(kMissing);
+}
+
+// "pid" (kineto: the device), without the process slot of a merged trace.
+int64_t DeviceOf(const TraceEvent& e) {
+  if (e.pid.kind != TraceId::Kind::kNumber) return kMissing;
+  const bool merged = e.metadata != nullptr && !e.metadata->merged_ranks.empty();
+  return merged ? e.pid.number & ((int64_t{1} << kMergePidBits) - 1) : e.pid.number;
+}
+
+}  // namespace
+
+StatusOr<GpuActivityTable> CollectGpuActivities(const std::string& path) {
+  GpuActivityTable t;
+  StringIndex strings(&t.strings);
+  auto visit = [&](const TraceEvent& e) -> Status {
+    RETURN_IF_ERROR(CheckEvent(e));
+    if (ClassifyCategory(e.cat) == GpuEventKind::kNone) return OkStatus();
+    t.ts_us.push_back(e.ts_us.value_or(NAN));
+    t.dur_us.push_back(e.dur_us.value_or(NAN));
+    t.name.push_back(strings.Of(e.name));
+    t.cat.push_back(strings.Of(e.cat));
+    t.scope.push_back(strings.Of(e.scope.value_or("")));
+    t.device.push_back(DeviceOf(e));
+    t.stream.push_back(e.tid.kind == TraceId::Kind::kNumber ? e.tid.number : kMissing);
+    t.correlation.push_back(e.correlation.value_or(kMissing));
+    const bool keyed = e.graph_id && e.graph_node_id && (*e.graph_id != 0 || *e.graph_node_id != 0);
+    t.graph_id.push_back(keyed ? static_cast<int64_t>(*e.graph_id) : kMissing);
+    t.node_id.push_back(keyed ? static_cast<int64_t>(*e.graph_node_id) : kMissing);
+    t.ordinal.push_back(keyed ? static_cast<int64_t>(*e.graph_node_id & kOrdinalMask) : kMissing);
+    t.rank.push_back(RankOf(e));
+    return OkStatus();
+  };
+  ASSIGN_OR_RETURN(t.metadata, ReadTraceFile(path, visit));
+  // A rank that the trace writes after its events (kineto's distributedInfo) applies to all.
+  if (t.metadata.merged_ranks.empty() && t.metadata.rank) {
+    for (int64_t& r : t.rank) r = *t.metadata.rank;
+  }
+  return t;
+}
+
+StatusOr<AliasReport> CheckTraceFile(const std::string& path, const AliasCheckOptions& limits) {
+  AliasChecker checker(limits);
+  ASSIGN_OR_RETURN(TraceMetadata metadata, ReadTraceFile(path, [&](const TraceEvent& event) {
+                     RETURN_IF_ERROR(CheckEvent(event));
+                     checker.Add(event);
+                     return OkStatus();
+                   }));
+  return checker.Finish(metadata);
+}
+
+}  // namespace nodescope::analysis

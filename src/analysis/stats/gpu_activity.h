@@ -1,0 +1,44 @@
+// Every GPU activity of a trace (kernels, copies, fills) as columns, one row per event, and the
+// key check of a whole file: what the Python package's Trace.kernels() and Trace.check() return.
+// Reads through the trace reader; no statistics of its own.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/reader/trace_reader.h"
+#include "analysis/stats/alias_check.h"
+#include "base/status.h"
+
+namespace nodescope::analysis {
+
+// Columns of equal length; a missing value is NaN (doubles) or -1 (integers). Names are
+// indices into `strings` (each distinct name, cat and scope text once).
+struct GpuActivityTable {
+  std::vector<double> ts_us;
+  std::vector<double> dur_us;
+  std::vector<uint32_t> name;
+  std::vector<uint32_t> cat;
+  std::vector<uint32_t> scope;  // index of "" when the event has no scope
+  std::vector<int64_t> device;  // "pid" when a number (kineto: the device), else -1
+  std::vector<int64_t> stream;  // "tid" when a number (kineto: the stream), else -1
+  std::vector<int64_t> correlation;
+  std::vector<int64_t> graph_id;  // -1: not launched by a graph (or the keys are 0)
+  std::vector<int64_t> node_id;
+  std::vector<int64_t> ordinal;  // node id & 0xffffffff, -1 without keys
+  std::vector<int64_t> rank;     // the trace's rank, a merged trace's rank by process; else -1
+  std::vector<std::string> strings;
+  TraceMetadata metadata;
+
+  size_t size() const { return ts_us.size(); }
+};
+
+// Reads `path` (gzip too), refusing what `nodescope nodes` refuses (CheckEvent), with its errors.
+StatusOr<GpuActivityTable> CollectGpuActivities(const std::string& path);
+
+// What `nodescope check` computes for one file: every event checked (CheckEvent), every key
+// counted (AliasChecker).
+StatusOr<AliasReport> CheckTraceFile(const std::string& path, const AliasCheckOptions& limits = {});
+
+}  // namespace nodescope::analysis
