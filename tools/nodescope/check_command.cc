@@ -11,7 +11,7 @@
 
 #include "analysis/reader/trace_reader.h"
 #include "analysis/stats/alias_check.h"
-#include "analysis/stats/event_checks.h"
+#include "analysis/stats/gpu_activity.h"
 #include "base/terminal_text.h"
 #include "cli_io.h"
 #include "export/json_output.h"
@@ -38,18 +38,10 @@ struct CheckOptions {
   analysis::AliasCheckOptions limits;
 };
 
+// What `nodes` and `plot` refuse, with the same words: a trace they cannot read is not clean.
 StatusOr<AliasReport> CheckTrace(const std::string& path,
                                  const analysis::AliasCheckOptions& limits) {
-  analysis::AliasChecker checker(limits);
-  ASSIGN_OR_RETURN(analysis::TraceMetadata metadata,
-                   analysis::ReadTraceFile(TracePath(path), [&](const analysis::TraceEvent& event) {
-                     // What `nodes` and `plot` refuse, with the same words: a trace they cannot
-                     // read is not clean.
-                     RETURN_IF_ERROR(analysis::CheckEvent(event));
-                     checker.Add(event);
-                     return OkStatus();
-                   }));
-  return checker.Finish(metadata);
+  return analysis::CheckTraceFile(TracePath(path), limits);
 }
 
 // A name as a quoted JSON string, escaped for a terminal: nothing in it can mangle the table.
