@@ -1,6 +1,8 @@
 #include "analysis/stats/gpu_activity.h"
 
 #include <cmath>
+#include <deque>
+#include <iterator>
 #include <string_view>
 #include <unordered_map>
 
@@ -12,21 +14,26 @@ namespace {
 constexpr int64_t kMissing = -1;
 constexpr uint64_t kOrdinalMask = 0xffffffffULL;
 
+// Each distinct text once; looked up without a copy (the common case: a name seen before).
 class StringIndex {
  public:
-  explicit StringIndex(std::vector<std::string>* strings) : strings_(strings) { Of(""); }
+  StringIndex() { Of(""); }
   uint32_t Of(std::string_view s) {
-    auto it = index_.find(std::string(s));
+    auto it = index_.find(s);
     if (it != index_.end()) return it->second;
-    const auto id = static_cast<uint32_t>(strings_->size());
-    strings_->emplace_back(s);
-    index_.emplace(strings_->back(), id);
+    const auto id = static_cast<uint32_t>(texts_.size());
+    texts_.emplace_back(s);  // a deque: the views in index_ stay valid
+    index_.emplace(texts_.back(), id);
     return id;
+  }
+  std::vector<std::string> Take() {
+    return std::vector<std::string>(std::make_move_iterator(texts_.begin()),
+                                    std::make_move_iterator(texts_.end()));
   }
 
  private:
-  std::vector<std::string>* strings_;
-  std::unordered_map<std::string, uint32_t> index_;
+  std::deque<std::string> texts_;
+  std::unordered_map<std::string_view, uint32_t> index_;
 };
 
 int64_t RankOf(const TraceEvent& e) {
@@ -50,7 +57,7 @@ int64_t DeviceOf(const TraceEvent& e) {
 
 StatusOr<GpuActivityTable> CollectGpuActivities(const std::string& path) {
   GpuActivityTable t;
-  StringIndex strings(&t.strings);
+  StringIndex strings;
   auto visit = [&](const TraceEvent& e) -> Status {
     RETURN_IF_ERROR(CheckEvent(e));
     if (ClassifyCategory(e.cat) == GpuEventKind::kNone) return OkStatus();
@@ -70,6 +77,7 @@ StatusOr<GpuActivityTable> CollectGpuActivities(const std::string& path) {
     return OkStatus();
   };
   ASSIGN_OR_RETURN(t.metadata, ReadTraceFile(path, visit));
+  t.strings = strings.Take();
   // A rank that the trace writes after its events (kineto's distributedInfo) applies to all.
   if (t.metadata.merged_ranks.empty() && t.metadata.rank) {
     for (int64_t& r : t.rank) r = *t.metadata.rank;
