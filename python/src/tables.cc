@@ -26,6 +26,14 @@ py::array_t<T> Array(const std::vector<T>& v) {
   return py::array_t<T>(static_cast<py::ssize_t>(v.size()), v.data());
 }
 
+// The column itself, moved into the array's owner: no copy.
+template <typename T>
+py::array_t<T> MoveArray(std::vector<T>&& v) {
+  auto* held = new std::vector<T>(std::move(v));
+  py::capsule owner(held, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  return py::array_t<T>(static_cast<py::ssize_t>(held->size()), held->data(), owner);
+}
+
 // Columns filled row by row: numbers in vectors, text in lists.
 class Columns {
  public:
@@ -159,20 +167,20 @@ py::dict KernelColumns(const std::string& path) {
     return analysis::CollectGpuActivities(path);
   }();
   if (!read.ok()) ThrowStatus(read.status());
-  const analysis::GpuActivityTable& t = *read;
+  analysis::GpuActivityTable& t = *read;
   py::dict d;
-  d["ts_us"] = Array(t.ts_us);
-  d["dur_us"] = Array(t.dur_us);
-  d["name"] = Array(t.name);
-  d["cat"] = Array(t.cat);
-  d["device"] = Array(t.device);
-  d["stream"] = Array(t.stream);
-  d["correlation"] = Array(t.correlation);
-  d["graph_id"] = Array(t.graph_id);
-  d["node_id"] = Array(t.node_id);
-  d["ordinal"] = Array(t.ordinal);
-  d["rank"] = Array(t.rank);
-  d["scope"] = Array(t.scope);
+  d["ts_us"] = MoveArray(std::move(t.ts_us));
+  d["dur_us"] = MoveArray(std::move(t.dur_us));
+  d["name"] = MoveArray(std::move(t.name));
+  d["cat"] = MoveArray(std::move(t.cat));
+  d["device"] = MoveArray(std::move(t.device));
+  d["stream"] = MoveArray(std::move(t.stream));
+  d["correlation"] = MoveArray(std::move(t.correlation));
+  d["graph_id"] = MoveArray(std::move(t.graph_id));
+  d["node_id"] = MoveArray(std::move(t.node_id));
+  d["ordinal"] = MoveArray(std::move(t.ordinal));
+  d["rank"] = MoveArray(std::move(t.rank));
+  d["scope"] = MoveArray(std::move(t.scope));
   d["strings"] = py::cast(t.strings);
   return d;
 }

@@ -13,6 +13,7 @@ namespace {
 
 constexpr int64_t kMissing = -1;
 constexpr uint64_t kOrdinalMask = 0xffffffffULL;
+constexpr uint64_t kBytesPerEventAtLeast = 128;
 
 // Each distinct text once; looked up without a copy (the common case: a name seen before).
 class StringIndex {
@@ -55,6 +56,14 @@ int64_t DeviceOf(const TraceEvent& e) {
 
 }  // namespace
 
+void GpuActivityTable::Reserve(size_t rows) {
+  for (auto* v : {&ts_us, &dur_us}) v->reserve(rows);
+  for (auto* v : {&name, &cat, &scope}) v->reserve(rows);
+  for (auto* v : {&device, &stream, &correlation, &graph_id, &node_id, &ordinal, &rank}) {
+    v->reserve(rows);
+  }
+}
+
 StatusOr<GpuActivityTable> CollectGpuActivities(const std::string& path) {
   GpuActivityTable t;
   StringIndex strings;
@@ -76,7 +85,16 @@ StatusOr<GpuActivityTable> CollectGpuActivities(const std::string& path) {
     t.rank.push_back(RankOf(e));
     return OkStatus();
   };
-  ASSIGN_OR_RETURN(t.metadata, ReadTraceFile(path, visit));
+  // Columns sized once from the file's size (an event of kineto's schema takes over
+  // kBytesPerEventAtLeast bytes), not grown by doubling: growing copies and faults in most of
+  // the time otherwise. A compressed trace's size undercounts; its columns grow past it.
+  TraceReadOptions options;
+  options.progress = [&t, reserved = false](uint64_t, uint64_t file_bytes) mutable {
+    if (reserved || file_bytes == 0) return;
+    reserved = true;
+    t.Reserve(static_cast<size_t>(file_bytes / kBytesPerEventAtLeast));
+  };
+  ASSIGN_OR_RETURN(t.metadata, ReadTraceFile(path, visit, options));
   t.strings = strings.Take();
   // A rank that the trace writes after its events (kineto's distributedInfo) applies to all.
   if (t.metadata.merged_ranks.empty() && t.metadata.rank) {

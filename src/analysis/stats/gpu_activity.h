@@ -32,6 +32,7 @@ struct GpuActivityTable {
   TraceMetadata metadata;
 
   size_t size() const { return ts_us.size(); }
+  void Reserve(size_t rows);
 };
 
 // Reads `path` (gzip too), refusing what `nodescope nodes` refuses (CheckEvent), with its errors.
