@@ -79,16 +79,21 @@ class Trace:
         cat, device ("pid"), stream ("tid"), correlation, graph_id, node_id, ordinal (-1 where
         the activity was not launched by a graph), rank (-1 when unknown), scope, source."""
         pd = _pandas()
+        import numpy as np
+
         frames = []
         for path in self.paths:
             cols = _nodescope.kernel_columns(path)
-            strings = pd.Categorical.from_codes  # names held once, as categories
-            table = {k: cols[k] for k in _KERNEL_NUMBERS}
-            for k in ("name", "cat", "scope"):
-                table[k] = strings(cols[k].astype("int64"), categories=cols["strings"])
-            df = pd.DataFrame(table)
-            df["source"] = path
-            frames.append(df[_KERNEL_COLUMNS])
+            n = len(cols["ts_us"])
+            table = {}
+            for k in _KERNEL_COLUMNS:  # built in order: no reordering copy after
+                if k in ("name", "cat", "scope"):  # each text held once, as a category
+                    table[k] = pd.Categorical.from_codes(cols[k], categories=cols["strings"])
+                elif k == "source":
+                    table[k] = pd.Categorical.from_codes(np.zeros(n, np.int8), categories=[path])
+                else:
+                    table[k] = cols[k]
+            frames.append(pd.DataFrame(table, copy=False))
         if len(frames) == 1:
             return frames[0]
         return pd.concat(frames, ignore_index=True)
@@ -111,8 +116,6 @@ _NODE_COLUMNS = ["rank", "source", "graph_id", "graph", "node_id", "ordinal", "n
                  "whatif_gain_us"]
 _OVERVIEW_COLUMNS = ["rank", "source", "kind", "graph_id", "name", "cat", "count", "total_us",
                      "share", "mean_us", "p50_us", "p99_us", "max_us", "node_count", "sampled"]
-_KERNEL_NUMBERS = ["ts_us", "dur_us", "device", "stream", "correlation", "graph_id", "node_id",
-                   "ordinal", "rank"]
 _KERNEL_COLUMNS = ["ts_us", "dur_us", "name", "cat", "device", "stream", "correlation",
                    "graph_id", "node_id", "ordinal", "rank", "scope", "source"]
 
