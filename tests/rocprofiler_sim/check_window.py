@@ -61,7 +61,14 @@ def header(path):
 
 
 def kernels(doc):
-    return [(e["ts"], e["name"]) for e in doc["traceEvents"] if e.get("cat") == "kernel"]
+    # A kernel's identity: its absolute start (each file's "ts" counts from its own
+    # baseTimeNanoseconds), name, launch (correlation) and node. (ts, name) alone let two
+    # replays of a kernel in different files, at the same offset from their bases, pass for one
+    # kernel written twice.
+    base = doc.get("baseTimeNanoseconds", 0)
+    return [(base + round(e["ts"] * 1000), e["name"], e["args"].get("correlation"),
+             e["args"].get("graph node id"))
+            for e in doc["traceEvents"] if e.get("cat") == "kernel"]
 
 
 def start_service(out, ms, *flags):

@@ -32,14 +32,25 @@ bool WindowReader::ReadTuple(od::value& v, std::string_view key, size_t size, Ea
   for (auto value_or : tuple) {
     od::value value;
     if (error_code e2 = std::move(value_or).get(value)) return Failed(e2);
-    if (i >= size)
-      return ErrorAt(value.raw_json_token().data(),
-                     "\"" + std::string(key) + "\": more than " + std::to_string(size) + " items");
+    if (i >= size) {
+      std::string what = "\"";  // appended, not "literal" + temporary (g++ 12's -Wrestrict)
+      what += key;
+      what += "\": more than ";
+      what += std::to_string(size);
+      what += " items";
+      return ErrorAt(value.raw_json_token().data(), what);
+    }
     if (!each(i++, value)) return false;
   }
   if (i != size) {
-    return Fail(DataLossError(std::string(name_) + ": \"" + std::string(key) + "\": " +
-                              std::to_string(i) + " items, expected " + std::to_string(size)));
+    std::string what(name_);
+    what += ": \"";
+    what += key;
+    what += "\": ";
+    what += std::to_string(i);
+    what += " items, expected ";
+    what += std::to_string(size);
+    return Fail(DataLossError(what));
   }
   return true;
 }

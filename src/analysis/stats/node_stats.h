@@ -28,6 +28,18 @@ double NearestRankPercentile(const std::vector<double>& sorted, unsigned percent
 void SelectNearestRanks(std::vector<double>& values, std::span<const unsigned> percents,
                         std::span<double> out);
 
+// Critical-path figures (critical_path.h) when the graph's DAG holds the node: those of its
+// own point, or, for a node of a conditional body, its conditional node's share and slack
+// (conditional_node_id; no what-if then: one body node faster is not the body faster).
+struct NodeCriticalPath {
+  double share = 0;  // replays analysed in which it was on the critical path, over those
+  double slack_p50_us = 0;
+  double slack_min_us = 0;
+  double whatif_span_p50_us = 0;  // span p50 with the node GraphCriticalPath::speedup x faster
+  double gain_us = 0;             // GraphCriticalPath::span_p50_us - whatif_span_p50_us
+  uint64_t conditional_node_id = 0;
+};
+
 // Durations are microseconds. A node's "replays" are its occurrences.
 // Figures are exact over every occurrence, except where the graph's occurrences were sampled
 // (GraphNodes' limits): then p50/p95/p99 and drift come from the `samples` occurrences held
@@ -52,17 +64,10 @@ struct NodeStats {
   // one (0.25: a quarter slower at the end). NaN below 10 occurrences or when the first mean is 0.
   double drift = 0;
   double share = 0;  // total_us / the sum of total_us over every node of the graph
-  // Critical-path figures (critical_path.h) when the graph's DAG holds the node: those of its
-  // own point, or, for a node of a conditional body, its conditional node's share and slack
-  // (conditional_node_id; no what-if then: one body node faster is not the body faster).
-  struct CriticalPath {
-    double share = 0;  // replays analysed in which it was on the critical path, over those
-    double slack_p50_us = 0;
-    double slack_min_us = 0;
-    double whatif_span_p50_us = 0;  // span p50 with the node GraphCriticalPath::speedup x faster
-    double gain_us = 0;             // GraphCriticalPath::span_p50_us - whatif_span_p50_us
-    uint64_t conditional_node_id = 0;
-  };
+  // At namespace scope: clang 14 finds a nested struct with member initializers not
+  // default-constructible inside std::optional (is_constructible is fixed while NodeStats is
+  // incomplete).
+  using CriticalPath = NodeCriticalPath;
   std::optional<CriticalPath> critical_path;
 };
 
