@@ -1,4 +1,4 @@
-"""Builds nodescope._nodescope with CMake (python/CMakeLists.txt) and the pybind11 already on
+"""Builds nodescope's extensions with CMake (python/CMakeLists.txt) and the pybind11 already on
 the system (Debian's pybind11-dev / python3-pybind11, or a pybind11 in the environment): nothing
 is downloaded. Use: pip install --no-build-isolation ./python
 CMAKE_ARGS in the environment is passed to the configure step (e.g. a compiler launcher);
@@ -20,7 +20,14 @@ class CMakeExtension(Extension):
 
 
 class CMakeBuild(build_ext):
+    """One CMake run builds every extension (and the libraries nodescope/lib/ holds)."""
+
+    built = False
+
     def build_extension(self, ext):
+        if CMakeBuild.built:
+            return
+        CMakeBuild.built = True
         out_dir = os.path.dirname(os.path.abspath(self.get_ext_fullpath(ext.name)))
         build_dir = os.path.abspath(self.build_temp)
         os.makedirs(build_dir, exist_ok=True)
@@ -39,17 +46,17 @@ class CMakeBuild(build_ext):
         args += shlex.split(os.environ.get("CMAKE_ARGS", ""))
         subprocess.check_call(args)
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1))
-        subprocess.check_call(["cmake", "--build", build_dir, "--target", "_nodescope",
-                               "-j", jobs])
+        targets = [e.name.rpartition(".")[2] for e in self.extensions]
+        subprocess.check_call(["cmake", "--build", build_dir, "--target", *targets, "-j", jobs])
 
 
 setup(
     name="nodescope",
     version="0.1.0",
-    description="Per-node statistics of CUDA/HIP graph traces (nodescope's analysis library)",
+    description="GPU tracing and per-node statistics of CUDA/HIP graph traces (nodescope)",
     packages=["nodescope"],
     package_data={"nodescope": ["*.pyi", "py.typed"]},
-    ext_modules=[CMakeExtension("nodescope._nodescope")],
+    ext_modules=[CMakeExtension("nodescope._nodescope"), CMakeExtension("nodescope._tracing_ext")],
     cmdclass={"build_ext": CMakeBuild},
     python_requires=">=3.9",
     zip_safe=False,

@@ -51,8 +51,9 @@ LAYERS = {
     "nodescope": [],
     # The command-line programs: anything but a vendor's backend internals.
     "tools": NEUTRAL + ["analysis/reader", "analysis/stats", "analysis/plot", "analysis/merge"],
-    # The Python extension (python/src): the analysis library, as the CLI reads it.
-    "python": ["base", "model", "analysis/reader", "analysis/stats", "analysis/plot"],
+    # The Python extensions (python/src): the analysis library, as the CLI reads it, ...
+    # and the C API of libnodescope.so (tracing.cc).
+    "python": ["base", "model", "analysis/reader", "analysis/stats", "analysis/plot", "nodescope"],
 }
 
 # <header> patterns -> the only folder whose files may include them.

@@ -16,8 +16,12 @@ import os
 
 from ._errors import Error, InvalidArgumentError, TraceError, TraceNotFoundError
 from . import _nodescope
+# Tracing (_tracing.py). `range` shadows the builtin in this module: use builtins.range here.
+from ._errors import NodescopeWarning, NoDeviceError, ProfilerConflictError
+from ._tracing import profile, range  # noqa: A004
 
 __all__ = ["load", "Trace", "Error", "TraceError", "TraceNotFoundError", "InvalidArgumentError"]
+__all__ += ["profile", "range", "NodescopeWarning", "NoDeviceError", "ProfilerConflictError"]
 
 _TRACE_SUFFIXES = (".json", ".json.gz")
 

@@ -38,3 +38,39 @@ _BY_CODE = {1: InvalidArgumentError, 2: TraceNotFoundError, 6: TraceError, 8: Tr
 def from_status(code, name, message):
     """The exception for a C++ Status (called by the extension)."""
     return _BY_CODE.get(code, Error)(message, name)
+
+
+# The tracing side (nodescope.profile): the C API reports a failure as "CODE_NAME: message"
+# (nodescope_last_error()); the code picks the class, the whole text is the message.
+
+
+class ProfilerConflictError(Error):
+    """Another profiler holds the GPU's tracing interface: another CUPTI client (torch.profiler,
+    Nsight Systems, Nsight Compute) or a whole-process ``nodescope run``, or a nodescope session
+    already running in this process."""
+
+
+class NoDeviceError(Error):
+    """No GPU, driver or vendor runtime to trace, or no backend library that can load here."""
+
+
+class NodescopeWarning(UserWarning):
+    """A warning of the nodescope library (records dropped, a vendor quirk...), as it would
+    print on stderr; ``id`` in the message's brackets is its stable id."""
+
+
+_SESSION_BY_NAME = {
+    "INVALID_ARGUMENT": InvalidArgumentError,
+    "NOT_FOUND": InvalidArgumentError,  # backend= names no backend of this build
+    "UNAVAILABLE": NoDeviceError,
+    "ALREADY_EXISTS": ProfilerConflictError,
+}
+
+
+def session_error(text):
+    """The exception for a failed session call: ``text`` is nodescope_last_error(), "CODE: message";
+    the exception's message is the library's, its ``code`` the code's name."""
+    name, sep, message = text.partition(": ")
+    if not sep or not name.replace("_", "").isupper():
+        name, message = "UNKNOWN", text
+    return _SESSION_BY_NAME.get(name, Error)(message, name)
