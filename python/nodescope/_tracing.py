@@ -25,8 +25,37 @@ import tempfile
 import threading
 import warnings
 
-from . import _tracing_ext as _ext
 from ._errors import Error, NodescopeWarning
+
+
+def _injected_libnodescope():
+    """Under `nodescope run`: the libnodescope.so of the backend library it injects, or None.
+
+    A process holds one libnodescope.so (one session state, one range recorder). `nodescope run`
+    has the vendor runtime load its backend library (CUDA_INJECTION64_PATH, ROCP_TOOL_LIBRARIES)
+    when the program first uses the GPU, and that library needs libnodescope.so, which the
+    loader finds by its name among the libraries already loaded. Had this package loaded its own
+    copy first, the run's backend would get it, refuse it as another build's, and the program
+    would run untraced. So the package loads the run's copy instead: the extension's own need of
+    libnodescope.so is then met by it; nodescope.range() records into the run's trace and
+    profile() says the process is already traced."""
+    if not os.environ.get("NODESCOPE_ROOT_PID"):
+        return None
+    for var in ("CUDA_INJECTION64_PATH", "ROCP_TOOL_LIBRARIES", "LD_PRELOAD"):
+        for entry in os.environ.get(var, "").replace(" ", ":").split(":"):
+            if os.path.basename(entry).startswith("libnodescope_"):
+                lib = os.path.join(os.path.dirname(entry), "libnodescope.so")
+                if os.path.isfile(lib):
+                    return lib
+    return None
+
+
+_run_library = _injected_libnodescope()
+if _run_library is not None:
+    import ctypes
+
+    ctypes.CDLL(_run_library)  # the extension below binds to it (same name: libnodescope.so)
+from . import _tracing_ext as _ext  # noqa: E402
 
 __all__ = ["profile", "range", "NodescopeWarning"]
 

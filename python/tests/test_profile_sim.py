@@ -1,0 +1,232 @@
+"""nodescope.profile and nodescope.range over the simulated rocprofiler-sdk (tests/rocprofiler_sim,
+built in the CLI's build folder): real sessions on the CPU. Each case runs a script in its own
+process (simhip.py drives the simulated runtime), as a session and the SDK are per process.
+
+The library: $NODESCOPE_SIM_LIB, else lib/rocprofiler-sim/librocprofiler-sdk.so.1 of the build
+the CLI fixture names (scripts/python_test.sh builds it)."""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import nodescope
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+@pytest.fixture(scope="module")
+def sim_lib(cli):
+    path = os.environ.get("NODESCOPE_SIM_LIB") or os.path.join(
+        os.path.dirname(os.path.dirname(cli)), "lib", "rocprofiler-sim", "librocprofiler-sdk.so.1")
+    if not os.path.isfile(path):
+        pytest.skip(f"no simulated rocprofiler-sdk at {path} (build target rocprofiler_sim)")
+    return path
+
+
+def run_script(sim_lib, tmp_path, body, argv=(), prefix=(), env_extra=None, timeout=120):
+    """Runs `body` (after a prelude: the sim loaded, three kernels, a stream and a chain graph)
+    in a fresh Python; returns the CompletedProcess."""
+    script = tmp_path / "script.py"
+    script.write_text(textwrap.dedent("""\
+        import json, os, sys
+        sys.path.insert(0, {here!r})
+        from simhip import Sim
+        sim = Sim()
+        import nodescope
+        k = sim.kernels("k_a", "k_b", "k_c")
+        s = sim.stream()
+        g = sim.chain_graph(k)
+        """).format(here=HERE) + textwrap.dedent(body))
+    env = dict(os.environ, NODESCOPE_SIM_LIB=sim_lib,
+               LD_LIBRARY_PATH=os.path.dirname(sim_lib) + ":" + os.environ.get("LD_LIBRARY_PATH",
+                                                                                 ""))
+    for var in ("NODESCOPE_RING", "NODESCOPE_SAMPLE", "NODESCOPE_OUTPUT", "NODESCOPE_ROOT_PID"):
+        env.pop(var, None)
+    env.update(env_extra or {})
+    return subprocess.run([*prefix, sys.executable, str(script), *argv], capture_output=True,
+                          text=True, timeout=timeout, env=env, cwd=tmp_path)
+
+
+def events(path, cat):
+    with open(path) as f:
+        return [e for e in json.load(f)["traceEvents"] if e.get("cat") == cat]
+
+
+# --- Under `nodescope run --backend rocm`: the package shares the run's libnodescope.so. --------
+
+def test_range_and_profile_under_nodescope_run(cli, sim_lib, tmp_path):
+    out = tmp_path / "run.json"
+    r = run_script(sim_lib, tmp_path, """
+        try:
+            nodescope.profile().start()
+            print("started")
+        except nodescope.ProfilerConflictError as e:
+            print("conflict:", e)
+
+        @nodescope.range("step")
+        def step():
+            sim.replay(g, s, 2)
+
+        with nodescope.range("replays"):
+            sim.replay(g, s, 10)
+        step()
+        sim.sync(s)
+        """, prefix=(cli, "run", "--backend", "rocm", "-o", str(out), "--"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "conflict: this process is already traced as a whole by `nodescope run`" in r.stdout
+    spans = [e["name"] for e in events(out, "gpu_user_annotation")]
+    assert spans.count("replays") == 1 and spans.count("step") == 1, spans
+    t = nodescope.load(str(out))
+    nodes = t.nodes()
+    assert len(nodes) == 3 and (nodes.replays == 12).all()
+    assert t.check()["clean"]
+
+
+# --- In-process sessions on the simulated AMD backend. ------------------------------------------
+
+def _in_process_available(sim_lib, tmp_path):
+    r = run_script(sim_lib, tmp_path, """
+        try:
+            nodescope.profile(backend="rocm").start().stop()
+            print("available")
+        except nodescope.Error as e:
+            print("unavailable:", e)
+        """)
+    return r.stdout.strip() == "available", r.stdout + r.stderr
+
+
+@pytest.fixture(scope="module")
+def in_process(sim_lib, tmp_path_factory):
+    ok, why = _in_process_available(sim_lib, tmp_path_factory.mktemp("probe"))
+    if not ok:
+        pytest.skip("in-process sessions on the simulated AMD backend are not available in this "
+                    f"build: {why.strip()[-300:]}")
+    return sim_lib
+
+
+def test_profile_writes_keyed_trace_with_ranges(in_process, tmp_path):
+    out = tmp_path / "p.json"
+    r = run_script(in_process, tmp_path, f"""
+        sim.replay(g, s, 3)  # before the session: not in it
+        sim.sync(s)
+        with nodescope.profile(output={str(out)!r}, backend="rocm") as p:
+            with nodescope.range("replays"):
+                sim.replay(g, s, 10)
+            sim.launch(k[0], s, 4)
+            sim.sync(s)
+        print(json.dumps(p.summary()))
+        t = p.trace()
+        print(json.dumps(dict(nodes=len(t.nodes()), clean=t.check()["clean"])))
+        """)
+    assert r.returncode == 0, r.stdout + r.stderr
+    summary, traced = (json.loads(line) for line in r.stdout.strip().splitlines()[-2:])
+    assert summary["kernels"] == 34 and summary["graph_events"] == 30, summary
+    assert traced == {"nodes": 3, "clean": True}
+    assert [e["name"] for e in events(out, "gpu_user_annotation")] == ["replays"]
+    nodes = nodescope.load(str(out)).nodes()
+    assert (nodes.replays == 10).all() and (nodes.graph_id >= 0).all()
+
+
+def test_ring_capture_while_running(in_process, tmp_path):
+    out, window = tmp_path / "ring.json", tmp_path / "window.json"
+    r = run_script(in_process, tmp_path, f"""
+        with nodescope.profile(output={str(out)!r}, backend="rocm", ring="8k") as p:
+            sim.replay(g, s, 5)
+            sim.sync(s)
+            assert p.capture({str(window)!r}) == {str(window)!r}
+            sim.replay(g, s, 5)
+            sim.sync(s)
+        """)
+    assert r.returncode == 0, r.stdout + r.stderr
+    with open(window) as f:
+        w = json.load(f)
+    assert w["nodescope"]["window"]["capture"] == 1 and w["nodescope"]["window"]["policy"] \
+        .startswith("ring:")
+    assert len(events(window, "kernel")) == 15
+    assert len(events(out, "kernel")) == 30
+    assert nodescope.load(str(window)).check()["clean"]
+
+
+def test_trace_without_output_uses_a_temporary_file(in_process, tmp_path):
+    r = run_script(in_process, tmp_path, """
+        p = nodescope.profile(backend="rocm").start()
+        sim.replay(g, s, 2)
+        sim.sync(s)
+        p.stop()
+        t = p.trace()
+        print(json.dumps(dict(path=p.path, kernels=len(t.kernels()))))
+        """)
+    assert r.returncode == 0, r.stdout + r.stderr
+    got = json.loads(r.stdout.strip().splitlines()[-1])
+    assert got["kernels"] == 6 and os.path.isfile(got["path"])
+    os.unlink(got["path"])
+
+
+@pytest.mark.parametrize("ending, rc", [("sys.exit(3)", 3), ("pass", 0),
+                                        ("raise SystemExit(0)", 0)])
+def test_exit_with_a_session_open_writes_a_complete_trace(in_process, tmp_path, ending, rc):
+    out = tmp_path / "exit.json"
+    r = run_script(in_process, tmp_path, f"""
+        nodescope.profile(output={str(out)!r}, backend="rocm").start()
+        with nodescope.range("open"):
+            sim.replay(g, s, 7)
+        {ending}
+        """)
+    assert r.returncode == rc, r.stdout + r.stderr
+    t = nodescope.load(str(out))
+    assert len(t.kernels()) == 21 and t.check()["clean"]
+    assert "open" in [e["name"] for e in events(out, "gpu_user_annotation")]
+
+
+def test_second_session_at_once_is_refused(in_process, tmp_path):
+    r = run_script(in_process, tmp_path, """
+        with nodescope.profile(backend="rocm"):
+            try:
+                nodescope.profile(backend="rocm").start()
+                print("second started")
+            except nodescope.Error as e:
+                print(type(e).__name__, e)
+        """)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "second started" not in r.stdout and "Error" in r.stdout
+
+
+def test_library_warning_reaches_python(in_process, tmp_path):
+    """A real warning of the AMD backend: graphs launched from as many threads as there are
+    hardware queues (GPU_MAX_HW_QUEUES=1, one thread) says launches may share queues."""
+    r = run_script(in_process, tmp_path, """
+        import warnings
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with nodescope.profile(backend="rocm"):
+                sim.replay(g, s, 3)
+                sim.sync(s)
+        got = [(w.category.__name__, str(w.message)) for w in caught]
+        print(json.dumps(got))
+        """, env_extra={"GPU_MAX_HW_QUEUES": "1"})
+    assert r.returncode == 0, r.stdout + r.stderr
+    got = json.loads(r.stdout.strip().splitlines()[-1])
+    assert any(c == "NodescopeWarning" and "shared_hardware_queues" in m for c, m in got), got
+
+
+def test_range_decorator_on_threads(in_process, tmp_path):
+    out = tmp_path / "threads.json"
+    r = run_script(in_process, tmp_path, f"""
+        import threading
+        @nodescope.range("work")
+        def work(stream):
+            sim.replay(g, stream, 2)
+            sim.sync(stream)
+        streams = [sim.stream() for _ in range(3)]
+        with nodescope.profile(output={str(out)!r}, backend="rocm"):
+            ts = [threading.Thread(target=work, args=(st,)) for st in streams]
+            for t in ts: t.start()
+            for t in ts: t.join()
+        """)
+    assert r.returncode == 0, r.stdout + r.stderr
+    cpu = [e for e in events(out, "user_annotation") if e["name"] == "work"]
+    assert len(cpu) == 3 and len({e["tid"] for e in cpu}) == 3
+    assert len([e for e in events(out, "gpu_user_annotation") if e["name"] == "work"]) == 3
