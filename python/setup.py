@@ -24,6 +24,12 @@ class CMakeBuild(build_ext):
 
     built = False
 
+    def run(self):
+        # CMake decides what is out of date (its build folder is kept between installs);
+        # setuptools would call an extension with no listed sources up to date and skip it.
+        self.force = True
+        super().run()
+
     def build_extension(self, ext):
         if CMakeBuild.built:
             return

@@ -26,25 +26,40 @@ def sim_lib(cli):
     return path
 
 
-def run_script(sim_lib, tmp_path, body, argv=(), prefix=(), env_extra=None, timeout=120):
-    """Runs `body` (after a prelude: the sim loaded, three kernels, a stream and a chain graph)
-    in a fresh Python; returns the CompletedProcess."""
+# The package's AMD backend library: named in ROCP_TOOL_LIBRARIES, the SDK loads it as a tool when
+# the runtime initializes (dormant until a session starts), as a program that used the GPU before
+# profile() needs (README, "From Python").
+TOOL = os.path.join(os.path.dirname(nodescope.__file__), "lib", "libnodescope_rocm.so")
+
+
+def run_script(sim_lib, tmp_path, body, argv=(), prefix=(), env_extra=None, tool=True,
+               prelude=True, timeout=120):
+    """Runs `body` in a fresh Python, after a prelude (the sim loaded and, unless `prelude` is
+    False, three kernels, a stream and a chain graph: the runtime initialized); `tool`: with
+    ROCP_TOOL_LIBRARIES naming the package's AMD backend. Returns the CompletedProcess."""
     script = tmp_path / "script.py"
-    script.write_text(textwrap.dedent("""\
+    head = textwrap.dedent("""\
         import json, os, sys
         sys.path.insert(0, {here!r})
         from simhip import Sim
         sim = Sim()
         import nodescope
-        k = sim.kernels("k_a", "k_b", "k_c")
-        s = sim.stream()
-        g = sim.chain_graph(k)
-        """).format(here=HERE) + textwrap.dedent(body))
+        """).format(here=HERE)
+    if prelude:
+        head += textwrap.dedent("""\
+            k = sim.kernels("k_a", "k_b", "k_c")
+            s = sim.stream()
+            g = sim.chain_graph(k)
+            """)
+    script.write_text(head + textwrap.dedent(body))
     env = dict(os.environ, NODESCOPE_SIM_LIB=sim_lib,
                LD_LIBRARY_PATH=os.path.dirname(sim_lib) + ":" + os.environ.get("LD_LIBRARY_PATH",
                                                                                  ""))
-    for var in ("NODESCOPE_RING", "NODESCOPE_SAMPLE", "NODESCOPE_OUTPUT", "NODESCOPE_ROOT_PID"):
+    for var in ("NODESCOPE_RING", "NODESCOPE_SAMPLE", "NODESCOPE_OUTPUT", "NODESCOPE_ROOT_PID",
+                "ROCP_TOOL_LIBRARIES"):
         env.pop(var, None)
+    if tool:
+        env["ROCP_TOOL_LIBRARIES"] = TOOL
     env.update(env_extra or {})
     return subprocess.run([*prefix, sys.executable, str(script), *argv], capture_output=True,
                           text=True, timeout=timeout, env=env, cwd=tmp_path)
@@ -74,7 +89,7 @@ def test_range_and_profile_under_nodescope_run(cli, sim_lib, tmp_path):
             sim.replay(g, s, 10)
         step()
         sim.sync(s)
-        """, prefix=(cli, "run", "--backend", "rocm", "-o", str(out), "--"))
+        """, prefix=(cli, "run", "--backend", "rocm", "-o", str(out), "--"), tool=False)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "conflict: this process is already traced as a whole by `nodescope run`" in r.stdout
     spans = [e["name"] for e in events(out, "gpu_user_annotation")]
@@ -87,24 +102,35 @@ def test_range_and_profile_under_nodescope_run(cli, sim_lib, tmp_path):
 
 # --- In-process sessions on the simulated AMD backend. ------------------------------------------
 
-def _in_process_available(sim_lib, tmp_path):
-    r = run_script(sim_lib, tmp_path, """
-        try:
-            nodescope.profile(backend="rocm").start().stop()
-            print("available")
-        except nodescope.Error as e:
-            print("unavailable:", e)
-        """)
-    return r.stdout.strip() == "available", r.stdout + r.stderr
-
-
 @pytest.fixture(scope="module")
-def in_process(sim_lib, tmp_path_factory):
-    ok, why = _in_process_available(sim_lib, tmp_path_factory.mktemp("probe"))
-    if not ok:
-        pytest.skip("in-process sessions on the simulated AMD backend are not available in this "
-                    f"build: {why.strip()[-300:]}")
+def in_process(sim_lib):
     return sim_lib
+
+
+def test_profile_before_the_runtime_needs_no_tool_variable(in_process, tmp_path):
+    """profile() before the first GPU call registers the backend with the SDK itself."""
+    out = tmp_path / "early.json"
+    r = run_script(in_process, tmp_path, f"""
+        with nodescope.profile(output={str(out)!r}, backend="rocm"):
+            k = sim.kernels("k_a", "k_b", "k_c")
+            s = sim.stream()
+            sim.replay(sim.chain_graph(k), s, 4)
+            sim.sync(s)
+        """, tool=False, prelude=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    t = nodescope.load(str(out))
+    assert len(t.kernels()) == 12 and t.check()["clean"] and len(t.nodes()) == 3
+
+
+def test_after_the_runtime_without_the_tool_is_a_clear_error(in_process, tmp_path):
+    r = run_script(in_process, tmp_path, """
+        try:
+            nodescope.profile(backend="rocm").start()
+        except nodescope.Error as e:
+            print(e.code, e)
+        """, tool=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.startswith("FAILED_PRECONDITION ") and "ROCP_TOOL_LIBRARIES=" + TOOL in r.stdout
 
 
 def test_profile_writes_keyed_trace_with_ranges(in_process, tmp_path):
