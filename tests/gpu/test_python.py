@@ -1,9 +1,10 @@
 """GPU test: tracing from Python (issue 26). Installs ./python into a fresh venv the way a user
 would (pip, no package index), runs its pytest suite there, then torch programs under
 nodescope.profile():
-  graph     a training step (MLP + optimizer) captured in a torch.cuda.CUDAGraph and replayed
-            inside profile(output=...), a nodescope.range around the replays: keyed nodes,
-            `check` clean, the range on the device timeline; ring= and capture() mid-run;
+  graph     a training step (MLP + optimizer) captured in a torch.cuda.CUDAGraph (before the
+            session, then inside it) and replayed inside profile(output=...), a nodescope.range
+            around the replays: keyed nodes, `check` clean, the range on the device timeline;
+            ring= and capture() mid-run;
   compile   a torch.compile(mode="reduce-overhead") model run several times inside profile();
   conflict  profile() while torch.profiler traces CUDA: ProfilerConflictError, no crash;
   exit      scripts that exit (sys.exit(3), end of script) with a session open: a complete trace.
@@ -97,16 +98,18 @@ def report(t, **extra):
         graph_kernels=int((kernels.graph_id >= 0).sum()), **extra)))
 """
 
-# (1) A training step captured in a CUDA graph, replayed inside profile().
-graph_out = os.path.join(tmp, "graph.json")
-capture_out = os.path.join(tmp, "graph_window.json")
-res = run_script("graph", REPORT + f"""
+# (1) A training step captured in a CUDA graph, replayed inside profile(): the graph captured
+# before the session (the usual way: capture once, profile a while), then inside it.
+for when in ("before", "inside"):
+    graph_out = os.path.join(tmp, f"graph_{when}.json")
+    capture_out = os.path.join(tmp, f"graph_{when}_window.json")
+    res = run_script(f"graph_{when}", REPORT + f"""
 import torch, nodescope
 torch.manual_seed(0)
 model = torch.nn.Sequential(torch.nn.Linear(256, 512), torch.nn.ReLU(),
                             torch.nn.Linear(512, 256), torch.nn.ReLU(),
                             torch.nn.Linear(256, 10)).cuda()
-opt = torch.optim.SGD(model.parameters(), lr=0.01)  # no foreach state to allocate in capture
+opt = torch.optim.SGD(model.parameters(), lr=0.01)  # no optimizer state to allocate in capture
 x = torch.randn(64, 256, device="cuda")
 y = torch.randint(0, 10, (64,), device="cuda")
 loss_fn = torch.nn.CrossEntropyLoss()
@@ -118,14 +121,23 @@ with torch.cuda.stream(s):  # warm-up on a side stream, as torch's docs do befor
         loss_fn(model(x), y).backward()
         opt.step()
 torch.cuda.current_stream().wait_stream(s)
-g = torch.cuda.CUDAGraph()
-opt.zero_grad(set_to_none=True)
-with torch.cuda.graph(g):
-    loss = loss_fn(model(x), y)
-    loss.backward()
-    opt.step()
 torch.cuda.synchronize()
+
+def capture():
+    g = torch.cuda.CUDAGraph()
+    opt.zero_grad(set_to_none=True)
+    with torch.cuda.graph(g):
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+    return g, loss
+
+if {when!r} == "before":
+    g, loss = capture()
+    torch.cuda.synchronize()
 with nodescope.profile(output={graph_out!r}, ring="1M") as p:
+    if {when!r} == "inside":
+        g, loss = capture()
     with nodescope.range("replays"):
         for i in range(20):
             g.replay()
@@ -138,21 +150,23 @@ w = nodescope.load({capture_out!r}).kernels()
 report(p.trace(), summary=summary, window_graph_kernels=int((w.graph_id >= 0).sum()),
        loss=float(loss))
 """)
-if res:
-    c.check(res["keyed"] > 0 and res["keyed"] == res["nodes"],
-            f"graph: t.nodes() has keyed rows (graph_id and node_id): {res['keyed']}/{res['nodes']}")
-    c.check(res["clean"], f"graph: t.check() clean ({res['verdict']})")
-    c.check(res["replays_min"] == 20 and res["graph_kernels"] == 20 * res["nodes"],
-            f"graph: every node seen in each of the 20 replays ({res['graph_kernels']} GPU "
-            f"events for {res['nodes']} nodes, fewest replays {res['replays_min']})")
-    c.check(res["summary"]["graph_events"] > 0 and res["summary"]["kernels"] > 0,
-            f"graph: p.summary() counts graph events ({res['summary']})")
-    c.check(res["window_graph_kernels"] > 0,
-            f"graph: p.capture() mid-run wrote a window with graph kernels "
-            f"({res['window_graph_kernels']})")
-    spans = [e for e in load(graph_out)["traceEvents"] if e.get("cat") == "gpu_user_annotation"]
-    c.check(any(e["name"] == "replays" for e in spans),
-            "graph: nodescope.range('replays') on the device timeline (gpu_user_annotation)")
+    if res:
+        c.check(res["keyed"] > 0 and res["keyed"] == res["nodes"],
+                f"graph ({when}): t.nodes() rows keyed (graph_id, node_id): "
+                f"{res['keyed']}/{res['nodes']}")
+        c.check(res["clean"], f"graph ({when}): t.check() clean ({res['verdict']})")
+        c.check(res["replays_min"] == 20 and res["graph_kernels"] == 20 * res["nodes"],
+                f"graph ({when}): every node in each of the 20 replays ({res['graph_kernels']} "
+                f"GPU events for {res['nodes']} nodes, fewest replays {res['replays_min']})")
+        c.check(res["summary"]["graph_events"] > 0 and res["summary"]["kernels"] > 0,
+                f"graph ({when}): p.summary() counts graph events ({res['summary']})")
+        c.check(res["window_graph_kernels"] > 0,
+                f"graph ({when}): p.capture() mid-run wrote a window with graph kernels "
+                f"({res['window_graph_kernels']})")
+        spans = [e for e in load(graph_out)["traceEvents"]
+                 if e.get("cat") == "gpu_user_annotation"]
+        c.check(any(e["name"] == "replays" for e in spans),
+                f"graph ({when}): nodescope.range('replays') on the device timeline")
 
 # (2) torch.compile(mode="reduce-overhead"): CUDA graphs made by torch, replayed by it.
 res = run_script("compile", REPORT + f"""
