@@ -46,11 +46,16 @@ class Session {
 
   ~Session() {
     if (session_ == nullptr || !Owned()) return;  // a forked child's copy is left as it is
-    py::gil_scoped_release release;
+    if (stopped_) {  // only memory to free: no need to let go of the GIL (maybe at finalization)
+      nodescope_destroy(session_);
+      return;
+    }
+    py::gil_scoped_release release;  // stops the backend first
     nodescope_destroy(session_);
   }
 
   void Stop() {
+    stopped_ = true;  // a failed stop leaves the session stopped too (nodescope_stop)
     Call([](nodescope_session* s) { return nodescope_stop(s); });
   }
   void Write(const std::string& path) {
@@ -98,6 +103,7 @@ class Session {
 
   nodescope_session* session_;
   pid_t owner_pid_;
+  bool stopped_ = false;
 };
 
 // The log handler: library messages to Python (_tracing._on_message: warnings.warn or logging),
