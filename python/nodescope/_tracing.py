@@ -29,7 +29,8 @@ from ._errors import Error, NodescopeWarning
 
 
 def _injected_libnodescope():
-    """Under `nodescope run`: the libnodescope.so of the backend library it injects, or None.
+    """Under `nodescope run` (or a backend library injected by hand): the libnodescope.so beside
+    the backend library the vendor runtime is told to load, or None.
 
     A process holds one libnodescope.so (one session state, one range recorder). `nodescope run`
     has the vendor runtime load its backend library (CUDA_INJECTION64_PATH, ROCP_TOOL_LIBRARIES)
@@ -39,8 +40,6 @@ def _injected_libnodescope():
     would run untraced. So the package loads the run's copy instead: the extension's own need of
     libnodescope.so is then met by it; nodescope.range() records into the run's trace and
     profile() says the process is already traced."""
-    if not os.environ.get("NODESCOPE_ROOT_PID"):
-        return None
     for var in ("CUDA_INJECTION64_PATH", "ROCP_TOOL_LIBRARIES", "LD_PRELOAD"):
         for entry in os.environ.get(var, "").replace(" ", ":").split(":"):
             if os.path.basename(entry).startswith("libnodescope_"):

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include "nodescope/nodescope.h"
 
@@ -160,6 +161,13 @@ void SetLogHandler(const py::object& dispatch) {
   nodescope_set_log_handler(&OnMessage, nullptr);
 }
 
+// For the tests: delivers one message as the library would from a thread Python never saw (a
+// vendor's), and waits for it with the GIL released.
+void MessageFromNativeThread(int level, const std::string& id, const std::string& message) {
+  py::gil_scoped_release release;
+  std::thread([&] { OnMessage(level, id.c_str(), message.c_str(), nullptr); }).join();
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_tracing_ext, m) {
@@ -185,6 +193,8 @@ PYBIND11_MODULE(_tracing_ext, m) {
       "range_start", [](const char* name) { return nodescope_range_start(name); }, py::arg("name"));
   m.def(
       "range_end", [](uint64_t id) { nodescope_range_end(id); }, py::arg("id"));
+  m.def("_message_from_native_thread", &MessageFromNativeThread, py::arg("level"), py::arg("id"),
+        py::arg("message"));
   m.attr("LOG_DEBUG") = NODESCOPE_LOG_DEBUG;
   m.attr("LOG_INFO") = NODESCOPE_LOG_INFO;
   m.attr("LOG_WARNING") = NODESCOPE_LOG_WARNING;

@@ -146,6 +146,17 @@ def test_messages_go_to_warnings_and_logging(caplog):
     assert (logging.INFO, "a note [note_id]") in levels
 
 
+def test_messages_from_a_native_thread(caplog):
+    """The extension's handler on a thread Python never saw (as a vendor's): it takes the GIL."""
+    from nodescope import _tracing_ext
+
+    with pytest.warns(nodescope.NodescopeWarning, match=r"from C \[native_id\]"):
+        _tracing_ext._message_from_native_thread(2, "native_id", "from C")
+    with caplog.at_level(logging.INFO, logger="nodescope"):
+        _tracing_ext._message_from_native_thread(1, "note_id", "a note from C")
+    assert any(r.getMessage() == "a note from C [note_id]" for r in caplog.records)
+
+
 def test_warning_from_another_thread_then_exit():
     """A message handled on another thread reaches warnings; the process then exits 0 with no
     hang (the exit hook removes the handler). In a subprocess: it exercises interpreter exit."""
