@@ -21,6 +21,7 @@ from ._errors import NodescopeWarning, NoDeviceError, ProfilerConflictError
 from ._tracing import profile, range  # noqa: A004
 
 __all__ = ["load", "Trace", "Error", "TraceError", "TraceNotFoundError", "InvalidArgumentError"]
+
 __all__ += ["profile", "range", "NodescopeWarning", "NoDeviceError", "ProfilerConflictError"]
 
 _TRACE_SUFFIXES = (".json", ".json.gz")

@@ -35,6 +35,10 @@ if "CUDAToolkit_ROOT" not in env and os.path.exists("/usr/local/cuda/bin/nvcc"):
     env["PATH"] = "/usr/local/cuda/bin:" + env.get("PATH", "")
 print("CMAKE_ARGS:", env.get("CMAKE_ARGS", ""), "| CMAKE_PREFIX_PATH:",
       env.get("CMAKE_PREFIX_PATH", ""))
+r = subprocess.run([py, "-c", "import setuptools, pybind11; print(pybind11.__version__)"],
+                   capture_output=True, text=True)
+c.check(r.returncode == 0, "setuptools and pybind11 importable in the venv (from this Python's "
+        f"site-packages; no package index is used): {r.stdout.strip()} {r.stderr[-300:]}")
 # A build folder left by another machine's install would not match this one.
 shutil.rmtree(os.path.join(root, "python", "build"), ignore_errors=True)
 t0 = time.monotonic()
