@@ -74,6 +74,28 @@ def test_backend_without_its_runtime_raises_no_device_error():
     assert e.value.code == "UNAVAILABLE" and isinstance(e.value, nodescope.Error)
 
 
+def _gpu_present():
+    import ctypes
+
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    count = ctypes.c_int(0)
+    return cuda.cuInit(0) == 0 and cuda.cuDeviceGetCount(ctypes.byref(count)) == 0 and count.value
+
+
+def test_default_backend_without_a_gpu_raises_no_device_error():
+    """On a machine without a GPU (CI), the default backend (CUDA's when the package has it)
+    says there is no driver or device: not CUPTI's bare CUPTI_ERROR_UNKNOWN."""
+    if _gpu_present() or "rocprofiler-sim" in os.environ.get("LD_LIBRARY_PATH", ""):
+        pytest.skip("a GPU (or the simulated runtime) is here")
+    with pytest.raises(nodescope.NoDeviceError) as e:
+        nodescope.profile().start()
+    assert e.value.code == "UNAVAILABLE"
+    assert "driver" in str(e.value) or "device" in str(e.value) or "rocprofiler" in str(e.value)
+
+
 def test_methods_out_of_order_raise_error():
     p = nodescope.profile()
     for call in (p.stop, p.summary, p.trace, lambda: p.capture("x.json"), p.write):

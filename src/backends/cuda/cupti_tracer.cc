@@ -138,12 +138,38 @@ Status CuptiTracer::StartCollection(const TracerOptions& options) {
   return s;
 }
 
+namespace {
+
+// Why CUPTI could not subscribe, when the reason is no driver or no GPU: CUPTI itself says only
+// CUPTI_ERROR_UNKNOWN then (an in-process session on a machine without a GPU).
+Status NoDeviceReason(const Status& subscribe_failed) {
+  if (subscribe_failed.code() == StatusCode::kAlreadyExists) return subscribe_failed;
+  const CudaDriver& cu = Driver();
+  std::string why;
+  int n = 0;
+  if (!cu.ok()) {  // (load_error, dlerror()'s text, is not kept valid: not quoted)
+    why = "no CUDA driver found (libcuda.so.1 cannot be loaded)";
+  } else if (cu.cuInit(0) != CUDA_SUCCESS) {
+    why = "the CUDA driver failed to initialise: is an NVIDIA GPU present?";
+  } else if (cu.cuDeviceGetCount(&n) != CUDA_SUCCESS || n == 0) {
+    why = "the CUDA driver reports no CUDA-capable device";
+  } else {
+    return subscribe_failed;
+  }
+  why += " (";
+  why += subscribe_failed.message();
+  why += ")";
+  return UnavailableError(why);
+}
+
+}  // namespace
+
 Status CuptiTracer::Subscribe(const TracerOptions& options) {
   Status s =
       CheckCupti(cuptiSubscribe(&subscriber_, &CuptiTracer::OnCallback, this), "cuptiSubscribe");
   if (!s.ok()) {
     subscriber_ = nullptr;
-    return s;
+    return NoDeviceReason(s);
   }
   // Graph lifecycle for attribution, and instantiate boundaries for capture-time ranges.
   RETURN_IF_ERROR(graph_callbacks_->Enable(subscriber_));
