@@ -76,6 +76,7 @@ _OPTIONS = {
     "max_buffers": ("max_buffers", (int, str)),
     "buffer_size_mb": ("buffer_size_mb", (int, str)),
     "disable_graph_attribution": ("disable_graph_attribution", (bool,)),
+    "output": ("output", (str,)),  # profile()'s first argument, passed with stream/capture_every
 }
 
 
@@ -92,11 +93,11 @@ def _option_text(keyword, value):
         text = str(value) + ("s" if keyword == "capture_every" else "")
     else:
         text = value
-    if any(c in text for c in ";=\n"):
+    if any(c in text for c in ";\n\r") or text != text.strip():
         from ._errors import InvalidArgumentError
 
-        raise InvalidArgumentError(f"profile(): {keyword}={value!r}: ';', '=' and newlines "
-                                   "cannot appear in a value", "INVALID_ARGUMENT")
+        raise InvalidArgumentError(f"profile(): {keyword}={value!r}: a value cannot hold ';', "
+                                   "a newline or blanks at its ends", "INVALID_ARGUMENT")
     return f"{key}={text}"
 
 
@@ -123,8 +124,10 @@ class profile:
     :meth:`trace` or :meth:`write` asks, or at exit; ``path`` names it). The keyword options
     are those of ``nodescope run`` and the ``NODESCOPE_*`` variables (README): ``backend``
     ("cuda", "rocm", "xpu"; default the first that works), ``sample`` and ``sample_burst``,
-    ``ring`` ("64k" records, "256MB", "60s"), ``stream`` and ``capture_every`` (refused by
-    in-process sessions for now), ``max_events``, ``max_buffers``, ``buffer_size_mb``,
+    ``ring`` ("64k" records, "256MB", "60s"), ``stream`` (write the trace in parts of N records,
+    ``<output>.part-<n>.json``, while running; the file written at the end is the last part) and
+    ``capture_every`` (also write the window every TIME, ``<output>.capture-<n>.json``), both
+    needing ``output``, ``max_events``, ``max_buffers``, ``buffer_size_mb``,
     ``disable_graph_attribution``. An option left out is read from the environment, as
     ``nodescope run`` would. Types are checked here (TypeError); values by the library, which
     raises :class:`InvalidArgumentError` naming the option.
@@ -142,8 +145,12 @@ class profile:
                  "max_events": max_events, "max_buffers": max_buffers,
                  "buffer_size_mb": buffer_size_mb,
                  "disable_graph_attribution": disable_graph_attribution}
-        self.options = ";".join(_option_text(k, v) for k, v in given.items() if v is not None)
         self.output = os.fspath(output) if output is not None else None
+        if self.output is not None and (stream is not None or capture_every is not None):
+            # Parts and periodic captures are named after the trace ("t.part-1.json"); only
+            # then does the library need the path.
+            given["output"] = self.output
+        self.options = ";".join(_option_text(k, v) for k, v in given.items() if v is not None)
         self.path = self.output  # where the trace is (to be) written
         self._session = None
         self._state = "new"  # new, running, stopped, forked

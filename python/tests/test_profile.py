@@ -21,8 +21,9 @@ from nodescope import _tracing
     (dict(max_buffers=1), "max_buffers"),
     (dict(max_events="many"), "max_events"),
     (dict(buffer_size_mb=5000), "buffer_size_mb"),
-    (dict(stream=1000), "stream"),            # in-process sessions write no parts
+    (dict(stream=1000), "stream"),            # parts are named after output=: none given
     (dict(capture_every="60s"), "capture_every"),
+    (dict(stream="lots", output="t.json"), "stream"),
 ])
 def test_bad_option_values_raise_invalid_argument_naming_the_key(kwargs, key):
     with pytest.raises(nodescope.InvalidArgumentError) as e:
@@ -49,6 +50,15 @@ def test_unknown_keyword_is_a_type_error():
 def test_separator_in_a_value_is_refused_before_the_library_sees_it():
     with pytest.raises(nodescope.InvalidArgumentError, match="ring="):
         nodescope.profile(ring="64k;sample=2")
+    with pytest.raises(nodescope.InvalidArgumentError, match="output="):
+        nodescope.profile("a;b.json", stream=10)
+    nodescope.profile("a;b.json")  # the path reaches the library only with stream/capture_every
+
+
+def test_output_is_passed_with_stream_and_capture_every():
+    assert nodescope.profile("t.json", stream="10k").options == "stream=10k;output=t.json"
+    assert nodescope.profile("t.json", capture_every=60).options == "capture_every=60s;output=t.json"
+    assert nodescope.profile("t.json", ring="1M").options == "ring=1M"
 
 
 def test_options_are_mapped_to_the_c_api_string():

@@ -256,3 +256,44 @@ def test_range_decorator_on_threads(in_process, tmp_path):
     cpu = [e for e in events(out, "user_annotation") if e["name"] == "work"]
     assert len(cpu) == 3 and len({e["tid"] for e in cpu}) == 3
     assert len([e for e in events(out, "gpu_user_annotation") if e["name"] == "work"]) == 3
+
+
+def test_stream_writes_parts_and_the_last_part_at_stop(in_process, tmp_path):
+    out = tmp_path / "s.json"
+    r = run_script(in_process, tmp_path, f"""
+        import time
+        with nodescope.profile(output={str(out)!r}, backend="rocm", stream=100) as p:
+            for _ in range(10):
+                sim.replay(g, s, 10)
+                sim.sync(s)
+                time.sleep(0.05)
+        print(json.dumps(p.summary()))
+        """)
+    assert r.returncode == 0, r.stdout + r.stderr
+    parts = sorted(tmp_path.glob("s.part-*.json"))
+    assert parts, "no part written while running"
+    total = 0
+    for f in parts + [out]:
+        t = nodescope.load(str(f))
+        assert t.check()["clean"], f
+        total += len(t.kernels())
+    assert total == 300  # each kernel in exactly one file
+    with open(out) as f:
+        window = json.load(f)["nodescope"]["window"]
+    assert window["policy"] == "stream:events=100" and window["part"] == len(parts) + 1
+
+
+def test_capture_every_writes_captures_while_running(in_process, tmp_path):
+    out = tmp_path / "c.json"
+    r = run_script(in_process, tmp_path, f"""
+        import time
+        with nodescope.profile(output={str(out)!r}, backend="rocm", capture_every="100ms"):
+            sim.replay(g, s, 10)
+            sim.sync(s)
+            time.sleep(0.45)
+        """)
+    assert r.returncode == 0, r.stdout + r.stderr
+    captures = sorted(tmp_path.glob("c.capture-*.json"))
+    assert len(captures) >= 2, captures
+    assert all(len(nodescope.load(str(f)).kernels()) == 30 for f in captures)
+    assert len(nodescope.load(str(out)).kernels()) == 30
