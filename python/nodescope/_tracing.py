@@ -230,8 +230,9 @@ class profile:
         return os.fspath(path)
 
     def summary(self):
-        """Counts of the stopped session: gpu_events, kernels, memcpys, memsets, graph_events
-        (GPU events carrying graph keys), api_calls, dropped."""
+        """Counts of the stopped session's trace (streaming: of the last part, the file written
+        at the end): gpu_events, kernels, memcpys, memsets, graph_events (GPU events carrying
+        graph keys), api_calls, dropped."""
         with self._lock:
             self._require_stopped("summary()")
             return self._session.summary()
