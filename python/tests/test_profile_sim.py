@@ -290,10 +290,28 @@ def test_capture_every_writes_captures_while_running(in_process, tmp_path):
         with nodescope.profile(output={str(out)!r}, backend="rocm", capture_every="100ms"):
             sim.replay(g, s, 10)
             sim.sync(s)
-            time.sleep(0.45)
+            time.sleep(0.6)
         """)
     assert r.returncode == 0, r.stdout + r.stderr
     captures = sorted(tmp_path.glob("c.capture-*.json"))
     assert len(captures) >= 2, captures
     assert all(len(nodescope.load(str(f)).kernels()) == 30 for f in captures)
     assert len(nodescope.load(str(out)).kernels()) == 30
+
+
+def test_exit_with_periodic_captures_running(in_process, tmp_path):
+    """The session's own capture thread is running when the script ends: the exit hook stops it
+    and writes the trace, without hanging."""
+    out = tmp_path / "x.json"
+    r = run_script(in_process, tmp_path, f"""
+        import time
+        nodescope.profile(output={str(out)!r}, backend="rocm", capture_every="20ms").start()
+        for _ in range(5):
+            sim.replay(g, s, 2)
+            time.sleep(0.02)
+        sys.exit(0)
+        """, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert len(nodescope.load(str(out)).kernels()) == 30
+    for f in tmp_path.glob("x.capture-*.json"):
+        assert nodescope.load(str(f)).check()["clean"], f
