@@ -192,7 +192,8 @@ def test_trace_without_output_uses_a_temporary_file(in_process, tmp_path):
 
 
 @pytest.mark.parametrize("ending, rc", [("sys.exit(3)", 3), ("pass", 0),
-                                        ("raise SystemExit(0)", 0)])
+                                        ("raise SystemExit(0)", 0),
+                                        ("raise RuntimeError('uncaught')", 1)])
 def test_exit_with_a_session_open_writes_a_complete_trace(in_process, tmp_path, ending, rc):
     out = tmp_path / "exit.json"
     r = run_script(in_process, tmp_path, f"""
