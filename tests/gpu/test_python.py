@@ -7,7 +7,9 @@ nodescope.profile():
             ring= and capture() mid-run;
   compile   a torch.compile(mode="reduce-overhead") model run several times inside profile();
   conflict  profile() while torch.profiler traces CUDA: ProfilerConflictError, no crash;
-  exit      scripts that exit (sys.exit(3), end of script) with a session open: a complete trace.
+  exit      scripts that exit (sys.exit(3), end of script) with a session open: a complete trace;
+  run       `nodescope run` of a script importing nodescope before CUDA: traced, its range in
+            the run's trace, profile() refused as already traced.
 The build reads CMAKE_ARGS and CMAKE_PREFIX_PATH from the environment (where simdjson, CLI11...
 live when they are not the system's). Skipped (77) without a GPU or torch with CUDA."""
 import json
@@ -237,6 +239,39 @@ for _ in range(50):
                 f"exit ({how}): nodescope.load reads it ({r.stdout.strip()} rows) {r.stderr[-500:]}")
     except (OSError, ValueError) as e:
         c.check(False, f"exit ({how}): trace readable ({e})")
+
+# (5) Under `nodescope run`, `import nodescope` before the first CUDA call: the package uses the
+# run's libnodescope.so (else the run's backend would find the package's copy and refuse it):
+# the range lands in the run's trace, and profile() says the process is already traced.
+out = os.path.join(tmp, "under_run.json")
+script = os.path.join(tmp, "under_run.py")
+with open(script, "w") as f:
+    f.write(textwrap.dedent("""
+        import nodescope
+        import torch
+        x = torch.randn(256, 256, device="cuda")
+        try:
+            nodescope.profile().start()
+            print("profile started")
+        except nodescope.ProfilerConflictError as e:
+            print("conflict:", e)
+        with nodescope.range("under_run"):
+            for _ in range(10):
+                x = torch.tanh(x @ x)
+        torch.cuda.synchronize()
+        """))
+r = subprocess.run([args.nodescope, "run", "-o", out, "--", py, script], capture_output=True,
+                   text=True, cwd=tmp, timeout=300, env=env)
+print("--- under_run", r.returncode, r.stdout[-2000:], r.stderr[-3000:])
+c.check(r.returncode == 0, f"under nodescope run: exit 0, traced (got {r.returncode})")
+c.check("conflict: this process is already traced as a whole" in r.stdout,
+        "under nodescope run: profile() raises ProfilerConflictError")
+try:
+    spans = [e for e in load(out)["traceEvents"] if e.get("cat") == "gpu_user_annotation"]
+    c.check(any(e["name"] == "under_run" for e in spans),
+            "under nodescope run: nodescope.range() is in the run's trace, on the device")
+except (OSError, ValueError) as e:
+    c.check(False, f"under nodescope run: trace readable ({e})")
 
 print(f"pip install time: {install_s:.0f} s")
 c.finish()
