@@ -53,8 +53,18 @@ _run_library = _injected_libnodescope()
 if _run_library is not None:
     import ctypes
 
-    ctypes.CDLL(_run_library)  # the extension below binds to it (same name: libnodescope.so)
-from . import _tracing_ext as _ext  # noqa: E402
+    try:
+        ctypes.CDLL(_run_library)  # the extension below binds to it (same name: libnodescope.so)
+    except OSError:
+        _run_library = None  # the package's own copy, then
+try:
+    from . import _tracing_ext as _ext
+except ImportError as e:
+    if _run_library is None:
+        raise
+    raise ImportError(f"nodescope: this package cannot use {_run_library}, the library of the "
+                      f"`nodescope run` tracing this process ({e}): run it with the `nodescope` "
+                      "of the same version as the package") from e
 
 __all__ = ["profile", "range", "NodescopeWarning"]
 
