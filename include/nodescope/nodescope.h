@@ -20,9 +20,36 @@ typedef struct nodescope_summary {
   uint64_t dropped; /* records lost anywhere; also written into the trace */
 } nodescope_summary;
 
-/* Starts tracing with the first available backend. Returns NULL on failure; then
- * nodescope_last_error() says why (no GPU, another profiler attached, already tracing...). */
+/* Starts tracing with the first available backend and the options of the environment
+ * (NODESCOPE_SAMPLE, NODESCOPE_RING, ...: README, "Environment variables"). Returns NULL on
+ * failure; then nodescope_last_error() says why (no GPU, another profiler attached, already
+ * tracing, a bad NODESCOPE_* value...). Same as nodescope_start_with_options(NULL). */
 nodescope_session* nodescope_start(void);
+/* Starts tracing with the options in `options` (NULL or "": none), a string of key=value pairs
+ * separated by ';' or newlines, blanks around keys and values ignored:
+ *   "backend=rocm; sample=10; sample_burst=4; ring=64k"
+ * Each key is the environment variable's name in lower case without NODESCOPE_, with the same
+ * values; an option the string does not name is read from the environment, as by
+ * nodescope_start().
+ *   backend                    a backend by name ("cuda", "rocm", "pti"); default the first
+ *   sample                     trace about 1 launch in N, 1..10^9 (backends that cannot sample
+ *                              refuse it)
+ *   sample_burst               kept launches of a graph in a row per pick, 1..15 (default 4)
+ *   ring                       keep only the most recent window: records ("64k", "10M"), bytes
+ *                              ("256MB") or a time ("60s"); see nodescope_capture()
+ *   max_events                 records kept, 1..10^12 (default 50000000; with ring, unbounded)
+ *   max_buffers                vendor buffers in flight, 2..65536 (default 64)
+ *   buffer_size_mb             one vendor buffer, 1..1024 (default 8)
+ *   disable_graph_attribution  1/true/yes: records keep the vendor's native graph ids
+ *   stream, capture_every      `nodescope run` only for now: refused here (an in-process session
+ *                              writes no parts or periodic captures)
+ * An unknown key, a key given twice, a pair without '=' or with an empty value, or a bad value
+ * returns NULL, and nodescope_last_error() names the key and says why. */
+nodescope_session* nodescope_start_with_options(const char* options);
+/* While the session runs: writes the window it holds now (everything so far, or with ring= the
+ * most recent window) to `path` as a trace file, and goes on tracing. Each call writes a
+ * "capture" numbered from 1 ("window": {"capture": n}). 0 on success. */
+int nodescope_capture(nodescope_session* session, const char* path);
 /* Flushes all device activity and stops collecting. 0 on success. */
 int nodescope_stop(nodescope_session* session);
 /* Writes the Chrome-trace JSON (kineto schema) of a stopped session. 0 on success. */

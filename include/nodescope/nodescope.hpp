@@ -17,12 +17,9 @@ namespace nodescope {
 //   session.Write("trace.json");
 class Session {
  public:
-  static Session Start() {
-    Session s;
-    s.handle_ = nodescope_start();
-    if (s.handle_ == nullptr) s.error_ = nodescope_last_error();
-    return s;
-  }
+  static Session Start() { return StartWithOptions(nullptr); }
+  // `options` as nodescope_start_with_options() takes them: "backend=rocm;ring=64k".
+  static Session Start(const std::string& options) { return StartWithOptions(options.c_str()); }
   Session(Session&& other) noexcept
       : handle_(std::exchange(other.handle_, nullptr)), error_(std::move(other.error_)) {}
   Session& operator=(Session&& other) noexcept {
@@ -44,6 +41,10 @@ class Session {
   bool Write(const std::string& path) {
     return Check(handle_ != nullptr && nodescope_write(handle_, path.c_str()) == 0);
   }
+  // Writes the window held now while tracing goes on (nodescope_capture()).
+  bool Capture(const std::string& path) {
+    return Check(handle_ != nullptr && nodescope_capture(handle_, path.c_str()) == 0);
+  }
   nodescope_summary Summary() const {
     nodescope_summary s{};
     if (handle_ != nullptr) nodescope_get_summary(handle_, &s);
@@ -52,6 +53,12 @@ class Session {
 
  private:
   Session() = default;
+  static Session StartWithOptions(const char* options) {
+    Session s;
+    s.handle_ = nodescope_start_with_options(options);
+    if (s.handle_ == nullptr) s.error_ = nodescope_last_error();
+    return s;
+  }
   bool Check(bool ok) {
     if (!ok) error_ = handle_ == nullptr ? "session was not started" : nodescope_last_error();
     return ok;

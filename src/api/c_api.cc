@@ -1,4 +1,5 @@
 // The C API (include/nodescope/nodescope.h) over a TracingSession (api/tracing_session.h).
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -11,6 +12,7 @@
 
 struct nodescope_session {
   std::unique_ptr<nodescope::TracingSession> session;
+  uint64_t captures = 0;  // nodescope_capture() calls that wrote a file
 };
 
 namespace {
@@ -32,7 +34,9 @@ int Fail(const nodescope::Status& s) {
 
 extern "C" {
 
-nodescope_session* nodescope_start(void) {
+nodescope_session* nodescope_start(void) { return nodescope_start_with_options(nullptr); }
+
+nodescope_session* nodescope_start_with_options(const char* options) {
   using namespace nodescope;
   t_last_error.clear();
   if (ProcessSessionActive()) {
@@ -41,8 +45,21 @@ nodescope_session* nodescope_start(void) {
                            "its trace will include this region"));
     return nullptr;
   }
+  StatusOr<SessionOptions> parsed = SessionOptionsFromString(options != nullptr ? options : "");
+  if (!parsed.ok()) {
+    Fail(parsed.status());
+    return nullptr;
+  }
+  // A region has no thread writing parts or periodic captures (`nodescope run` has): named in
+  // the string, they are refused rather than silently ignored.
+  if (parsed->named_stream || parsed->named_capture_every) {
+    Fail(InvalidArgumentError(std::string(parsed->named_stream ? "stream" : "capture_every") +
+                              ": an in-process session writes no parts or periodic captures; "
+                              "use ring= and nodescope_capture(), or `nodescope run`"));
+    return nullptr;
+  }
   StatusOr<std::unique_ptr<TracingSession>> started =
-      TracingSession::Start("", TracingSession::Scope::kRegion);
+      TracingSession::Start(parsed->backend, TracingSession::Scope::kRegion, parsed->tracer);
   if (!started.ok()) {
     Fail(started.status());
     return nullptr;
@@ -50,6 +67,22 @@ nodescope_session* nodescope_start(void) {
   auto* session = new nodescope_session;
   session->session = std::move(started).value();
   return session;
+}
+
+int nodescope_capture(nodescope_session* session, const char* path) {
+  using namespace nodescope;
+  if (session == nullptr || path == nullptr) return Fail(InvalidArgumentError("null argument"));
+  if (session->session->stopped()) {
+    return Fail(FailedPreconditionError("the session has stopped: write it instead"));
+  }
+  Trace window;
+  Status captured = session->session->CaptureWindow(&window, /*release=*/false);
+  if (!captured.ok()) return Fail(captured);
+  window.window.capture = ++session->captures;
+  if (window.window.policy.empty()) window.window.policy = "all";
+  window.trace_name = path;
+  Status s = WriteChromeTraceFile(window, path);
+  return s.ok() ? 0 : Fail(s);
 }
 
 int nodescope_stop(nodescope_session* session) {

@@ -46,9 +46,16 @@ void CountDiagnostics(const std::vector<DiagnosticTally>& baseline, Trace& trace
 
 StatusOr<std::unique_ptr<TracingSession>> TracingSession::Start(std::string_view backend,
                                                                 Scope scope) {
-  std::vector<DiagnosticTally> diagnostics = DiagnosticTallies();
   StatusOr<TracerOptions> options = TracerOptionsFromEnv();
   if (!options.ok()) return options.status();
+  return Start(backend, scope, *options);
+}
+
+StatusOr<std::unique_ptr<TracingSession>> TracingSession::Start(std::string_view backend,
+                                                                Scope scope,
+                                                                const TracerOptions& options_in) {
+  std::vector<DiagnosticTally> diagnostics = DiagnosticTallies();
+  const TracerOptions* options = &options_in;
   // In-process users link libnodescope.so alone: the backend libraries beside it are loaded
   // when the first session starts (`nodescope run` injects one, which registers itself first).
   Status loaded = OkStatus();
@@ -57,7 +64,7 @@ StatusOr<std::unique_ptr<TracingSession>> TracingSession::Start(std::string_view
   if (!tracer.ok()) return loaded.ok() ? tracer.status() : loaded;
   if (options->sample_every > 1 && !(*tracer)->can_sample()) {
     return FailedPreconditionError("the " + std::string((*tracer)->name()) +
-                                   " backend cannot sample launches (NODESCOPE_SAMPLE=" +
+                                   " backend cannot sample launches (NODESCOPE_SAMPLE or sample=" +
                                    std::to_string(options->sample_every) +
                                    "): unset it to trace every launch");
   }

@@ -24,8 +24,11 @@ class TracingSession {
     kRegion,   // nodescope_start() to nodescope_stop(): ranges and range counts of that interval
   };
 
-  // Reads the tracer options from the environment (TracerOptionsFromEnv), creates the backend
-  // (`backend` empty: the first registered), starts it, and arms user-range recording.
+  // Creates the backend (`backend` empty: the first registered), starts it with `options`, and
+  // arms user-range recording.
+  static StatusOr<std::unique_ptr<TracingSession>> Start(std::string_view backend, Scope scope,
+                                                         const TracerOptions& options);
+  // The same with the options of the environment (TracerOptionsFromEnv).
   static StatusOr<std::unique_ptr<TracingSession>> Start(std::string_view backend, Scope scope);
 
   // Stops the backend (every vendor buffer flushed), then finishes the trace: the user ranges of

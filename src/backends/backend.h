@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -49,13 +50,40 @@ inline constexpr uint64_t kMaxEvents = 1'000'000'000'000;   // NODESCOPE_MAX_EVE
 inline constexpr uint64_t kMaxSampleEvery = 1'000'000'000;  // NODESCOPE_SAMPLE: 1..10^9
 inline constexpr uint64_t kMaxSampleBurst = 15;             // NODESCOPE_SAMPLE_BURST: 1..15
 
+// One option as TracerOptionsFrom() finds it: its value (empty: not set) and the name a message
+// gives it ("NODESCOPE_SAMPLE" from the environment, "sample" from an options string).
+struct OptionValue {
+  std::string_view value;
+  std::string name;
+};
+// Finds the option whose environment variable is `var` ("NODESCOPE_SAMPLE").
+using OptionLookup = std::function<OptionValue(const char* var)>;
+
 // Reads NODESCOPE_BUFFER_SIZE_MB, NODESCOPE_MAX_BUFFERS, NODESCOPE_MAX_EVENTS, NODESCOPE_SAMPLE
 // (whole decimal numbers in the ranges above), NODESCOPE_DISABLE_GRAPH_ATTRIBUTION,
 // NODESCOPE_RING, NODESCOPE_STREAM (sizes or durations, ring_window.h) and
-// NODESCOPE_CAPTURE_EVERY; a bad value is an error naming the variable, never silently replaced.
-// In ring or streaming mode the window bounds memory, so NODESCOPE_MAX_EVENTS applies only when
-// set.
+// NODESCOPE_CAPTURE_EVERY through `lookup`; a bad value is an error naming the option, never
+// silently replaced. In ring or streaming mode the window bounds memory, so
+// NODESCOPE_MAX_EVENTS applies only when set.
+StatusOr<TracerOptions> TracerOptionsFrom(const OptionLookup& lookup);
+// TracerOptionsFrom() the environment.
 StatusOr<TracerOptions> TracerOptionsFromEnv();
+
+// What an in-process session starts with (nodescope_start_with_options).
+struct SessionOptions {
+  TracerOptions tracer;
+  std::string backend;        // empty: the first registered
+  bool named_stream = false;  // the string set stream= / capture_every= (not the environment)
+  bool named_capture_every = false;
+};
+// An options string: `key=value` pairs separated by ';' or newlines (blanks around keys and
+// values ignored, empty pairs skipped). The keys are the variables' names in lower case without
+// NODESCOPE_ (buffer_size_mb, max_buffers, max_events, sample, sample_burst,
+// disable_graph_attribution, ring, stream, capture_every), with their values' syntax, plus
+// `backend` (a registered backend's name). A variable the string does not name is read from the
+// environment, as TracerOptionsFromEnv() does. An unknown key, a key given twice, a pair
+// without '=' or with an empty value, or a bad value is an error naming the key.
+StatusOr<SessionOptions> SessionOptionsFromString(std::string_view text);
 
 class Tracer {
  public:

@@ -93,5 +93,31 @@ TEST_F(TracerOptionsFromEnvTest, SpacesSignsAndJunkAreErrors) {
   EXPECT_FALSE(TracerOptionsFromEnv().ok());
 }
 
+// The options string is read by the same code as the environment: same ranges, same checks,
+// messages naming the key instead of the variable.
+TEST_F(TracerOptionsFromEnvTest, AnOptionsStringIsReadAsTheEnvironmentIs) {
+  auto o = SessionOptionsFromString("backend=rocm;ring=2k\nmax_events = 7 ;;");
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->backend, "rocm");
+  EXPECT_EQ(o->tracer.ring.max_records, 2000u);
+  EXPECT_EQ(o->tracer.max_events, 7u);
+  o = SessionOptionsFromString("ring=2k;stream=5k");
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.status().message(), "stream and ring cannot be used together");
+  o = SessionOptionsFromString("max_buffers=1");
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.status().message(), "max_buffers='1' is not a whole number from 2 to 65536");
+  setenv("NODESCOPE_SAMPLE", "x", 1);
+  o = SessionOptionsFromString("sample=3");
+  ASSERT_TRUE(o.ok()) << "the string's value replaces the environment's: " << o.status().ToString();
+  EXPECT_EQ(o->tracer.sample_every, 3u);
+  o = SessionOptionsFromString("");
+  ASSERT_FALSE(o.ok());
+  EXPECT_NE(o.status().message().find("NODESCOPE_SAMPLE='x'"), std::string::npos);
+  unsetenv("NODESCOPE_SAMPLE");
+  o = SessionOptionsFromString("debug_graph_callbacks=1");
+  ASSERT_FALSE(o.ok()) << "the CUDA backend reads it from the environment only";
+}
+
 }  // namespace
 }  // namespace nodescope

@@ -1,4 +1,4 @@
-// Strict number and flag parsing for environment variables.
+// Strict number and flag parsing for environment variables and option strings.
 #include "base/env.h"
 
 #include <cstdio>
@@ -37,31 +37,49 @@ std::string QuoteValue(std::string_view value) {
   return out;
 }
 
-Status ReadEnvDecimal(const char* var, uint64_t min, uint64_t max, uint64_t* out) {
-  const char* text = std::getenv(var);
-  if (text == nullptr || *text == '\0') return OkStatus();
+Status ReadDecimalValue(std::string_view name, std::string_view text, uint64_t min, uint64_t max,
+                        uint64_t* out) {
+  if (text.empty()) return OkStatus();
   StatusOr<uint64_t> v = ParseDecimal(text, min, max);
   if (!v.ok()) {
-    return InvalidArgumentError(std::string(var) + "=" + QuoteValue(text) + " is " +
-                                v.status().message());
+    std::string message(name);  // appended: g++ 12 misreads literal + temporary (GCC 105329)
+    message += "=";
+    message += QuoteValue(text);
+    message += " is ";
+    message += v.status().message();
+    return InvalidArgumentError(message);
   }
   *out = *v;
   return OkStatus();
 }
 
-Status ReadEnvFlag(const char* var, bool* out) {
-  const char* text = std::getenv(var);
-  if (text == nullptr || *text == '\0') return OkStatus();
-  std::string_view v = text;
+Status ReadFlagValue(std::string_view name, std::string_view v, bool* out) {
+  if (v.empty()) return OkStatus();
   if (v == "1" || v == "true" || v == "yes") {
     *out = true;
   } else if (v == "0" || v == "false" || v == "no") {
     *out = false;
   } else {
-    return InvalidArgumentError(std::string(var) + "=" + QuoteValue(v) +
-                                " is not one of 1/true/yes/0/false/no");
+    std::string message(name);
+    message += "=";
+    message += QuoteValue(v);
+    message += " is not one of 1/true/yes/0/false/no";
+    return InvalidArgumentError(message);
   }
   return OkStatus();
 }
+
+namespace {
+std::string_view Env(const char* var) {
+  const char* text = std::getenv(var);
+  return text != nullptr ? std::string_view(text) : std::string_view();
+}
+}  // namespace
+
+Status ReadEnvDecimal(const char* var, uint64_t min, uint64_t max, uint64_t* out) {
+  return ReadDecimalValue(var, Env(var), min, max, out);
+}
+
+Status ReadEnvFlag(const char* var, bool* out) { return ReadFlagValue(var, Env(var), out); }
 
 }  // namespace nodescope

@@ -13,6 +13,13 @@ namespace nodescope {
 // `text` as a decimal number in [min, max]: digits only, nothing before or after.
 StatusOr<uint64_t> ParseDecimal(std::string_view text, uint64_t min, uint64_t max);
 
+// `text`, the value of the option `name` (a variable, or a key of an options string): empty
+// leaves *out as it is; otherwise as ParseDecimal, an error naming the option and the value.
+Status ReadDecimalValue(std::string_view name, std::string_view text, uint64_t min, uint64_t max,
+                        uint64_t* out);
+// A yes/no value: 1/true/yes or 0/false/no; empty leaves *out as it is.
+Status ReadFlagValue(std::string_view name, std::string_view text, bool* out);
+
 // Reads the variable `var`: unset or empty leaves *out as it is; otherwise the value must pass
 // ParseDecimal, and an error reads "NODESCOPE_MAX_EVENTS=' 5' is not a whole number from 1 to N".
 Status ReadEnvDecimal(const char* var, uint64_t min, uint64_t max, uint64_t* out);
