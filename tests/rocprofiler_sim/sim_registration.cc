@@ -1,10 +1,13 @@
-// The simulated rocprofiler-sdk's registration: tools are found as the SDK finds them (each library
-// of ROCP_TOOL_LIBRARIES, ':'-separated, dlopen()ed and its rocprofiler_configure called; then one
-// already in the process; a forced one first), each tool's initialize() runs at the first runtime
-// call with services configurable only then, and at exit code objects are unloaded, each tool's
+// The simulated rocprofiler-sdk's registration: tools are found as the SDK finds them (a forced one
+// first; then one in the process and in each loaded library; then each library of
+// ROCP_TOOL_LIBRARIES, ':'-separated, dlopen()ed and its rocprofiler_configure called), each tool's
+// initialize() runs at the first runtime call (or in rocprofiler_force_configure) with services
+// configurable only then, and at exit code objects are unloaded, each tool's
 // finalize runs (last configured first), contexts stop and the SDK's delivery thread ends.
 #include <dlfcn.h>
+#include <link.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -17,6 +20,8 @@ namespace sim {
 namespace {
 
 rocprofiler_configure_func_t g_forced = nullptr;
+// rocprofiler_is_initialized(): 0 before, -1 while the tools initialize, 1 after.
+std::atomic<int> g_init_status{0};
 
 struct Client {
   rocprofiler_tool_configure_result_t* result;
@@ -67,8 +72,25 @@ void Configure(rocprofiler_configure_func_t configure, const char* from) {
   g_clients.push_back(Client{result, priority, false});
 }
 
+// Every library loaded in the process that defines rocprofiler_configure, the main program's
+// excepted (looked up in the process below), as the SDK walks the link map (find_clients()).
+int ConfigureLoadedTool(dl_phdr_info* info, size_t, void*) {
+  if (info->dlpi_name == nullptr || info->dlpi_name[0] == '\0') return 0;
+  void* handle = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+  if (handle == nullptr) return 0;
+  Configure(reinterpret_cast<rocprofiler_configure_func_t>(dlsym(handle, "rocprofiler_configure")),
+            info->dlpi_name);
+  dlclose(handle);
+  return 0;
+}
+
 void Initialize() {
+  g_init_status.store(-1);
   if (g_forced != nullptr) Configure(g_forced, "(forced)");
+  Configure(
+      reinterpret_cast<rocprofiler_configure_func_t>(dlsym(RTLD_DEFAULT, "rocprofiler_configure")),
+      "(process)");
+  dl_iterate_phdr(&ConfigureLoadedTool, nullptr);
   if (const char* env = std::getenv("ROCP_TOOL_LIBRARIES"); env != nullptr) {
     std::string list = env;
     size_t begin = 0;
@@ -88,9 +110,6 @@ void Initialize() {
           path.c_str());
     }
   }
-  Configure(
-      reinterpret_cast<rocprofiler_configure_func_t>(dlsym(RTLD_DEFAULT, "rocprofiler_configure")),
-      "(process)");
   SetConfiguring(true);
   for (Client& client : g_clients) {
     if (client.result->initialize == nullptr) continue;
@@ -99,6 +118,7 @@ void Initialize() {
   }
   SetConfiguring(false);
   std::atexit(&Finalize);
+  g_init_status.store(1);
 }
 
 }  // namespace
@@ -112,12 +132,17 @@ void EnsureInitialized() {
 
 extern "C" {
 
+// As the SDK's: refused once initialization began or after another forced tool; otherwise the
+// tools are found and initialized now, the forced one first (README, "In-process tools").
 rocprofiler_status_t rocprofiler_force_configure(rocprofiler_configure_func_t configure_func) {
+  if (sim::g_init_status.load() != 0 || sim::g_forced != nullptr)
+    return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
   sim::g_forced = configure_func;
+  sim::EnsureInitialized();
   return ROCPROFILER_STATUS_SUCCESS;
 }
 rocprofiler_status_t rocprofiler_is_initialized(int* status) {
-  *status = sim::g_clients.empty() ? 0 : 1;
+  *status = sim::g_init_status.load();
   return ROCPROFILER_STATUS_SUCCESS;
 }
 rocprofiler_status_t rocprofiler_is_finalized(int* status) {

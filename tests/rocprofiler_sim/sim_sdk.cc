@@ -356,9 +356,11 @@ rocprofiler_status_t rocprofiler_create_context(rocprofiler_context_id_t* contex
   context_id->handle = static_cast<uint64_t>(index + 1);
   return ROCPROFILER_STATUS_SUCCESS;
 }
+// Any time, as the SDK's; but not once it finalized (its context.cpp: CONFIGURATION_LOCKED).
 rocprofiler_status_t rocprofiler_start_context(rocprofiler_context_id_t context_id) {
   sim::Context* context = sim::Get(context_id);
   if (context == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
+  if (sim::g_finalized.load()) return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
   context->active.store(true, std::memory_order_release);
   return ROCPROFILER_STATUS_SUCCESS;
 }
