@@ -8,6 +8,7 @@
 #include <iterator>
 #include <string>
 
+#include "backends/rocm/rocprofiler_tool.h"
 #include "base/clock.h"
 #include "base/diagnostics.h"
 #include "ranges/range_recorder.h"
@@ -15,10 +16,6 @@
 namespace nodescope::rocprofiler {
 namespace {
 
-ActiveTracer<RocprofilerTracer> g_active;
-// The process the tracer started in. A child forked without exec inherits the SDK's exit hook
-// but not its threads: stopping there would wait forever for a buffer thread that is not there.
-pid_t g_active_pid = 0;
 rocprofiler_context_id_t g_range_context{0};
 SdkApi g_range_sdk;
 
@@ -53,8 +50,7 @@ Status Check(rocprofiler_status_t s, const char* what) {
   std::string m = std::string(what) + " failed (rocprofiler status " +
                   std::to_string(static_cast<int>(s)) + ")";
   if (s == ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED) {
-    m += ": rocprofiler-sdk takes services only while it initializes a tool; trace with "
-         "`nodescope run --backend rocm`";
+    m += ": rocprofiler-sdk has finalized (the process is exiting)";
   }
   return UnavailableError(m);
 }
@@ -82,21 +78,26 @@ RocprofilerTracer::~RocprofilerTracer() {
 }
 
 Status RocprofilerTracer::StartCollection(const TracerOptions& options) {
-  ASSIGN_OR_RETURN(sdk_, LoadSdkApi());
-  RETURN_IF_ERROR(g_active.Claim(this, "rocprofiler-sdk"));
-  g_active_pid = getpid();
+  // In-process before the runtime loads: the SDK is loaded here (LoadSdkApi), and EnsureTool
+  // registers the tool.
+  ASSIGN_OR_RETURN(sdk_, LoadSdkApi(/*load=*/true));
+  RETURN_IF_ERROR(EnsureTool(options));
+  RETURN_IF_ERROR(ActiveRocprofilerTracer().Claim(this, "rocprofiler-sdk"));
+  ActiveTracerPid() = getpid();
   stage_ = MakeReconstructingStage(options.graph_attribution);
   decoder_.emplace(&trace(), options.max_events, BootToRealtimeNs());
   set_stage(stage_.get());
   AddDevices();
-  Status s = Configure(options);
-  if (!s.ok()) {
-    g_active.Release();
-    return s;
-  }
+  collecting_.store(true, std::memory_order_release);
+  TakeKnownSymbols();  // after: a name loaded meanwhile reaches this tracer one way or the other
   g_range_sdk = sdk_;
   g_range_context = context_;
-  return OkStatus();
+  Status started = Check(sdk_.start_context(context_), "rocprofiler_start_context");
+  if (!started.ok()) {
+    collecting_.store(false, std::memory_order_release);
+    ActiveRocprofilerTracer().Release();
+  }
+  return started;
 }
 
 void RocprofilerTracer::AddDevices() {
@@ -128,72 +129,20 @@ void RocprofilerTracer::AddDevices() {
   }
 }
 
-Status RocprofilerTracer::Configure(const TracerOptions& options) {
-  RETURN_IF_ERROR(Check(sdk_.create_context(&context_), "rocprofiler_create_context"));
-  const size_t bytes = options.buffer_bytes;
-  RETURN_IF_ERROR(
-      Check(sdk_.create_buffer(context_, bytes, bytes / 2, ROCPROFILER_BUFFER_POLICY_DISCARD,
-                               &OnBuffer, this, &buffer_),
-            "rocprofiler_create_buffer"));
-  for (rocprofiler_buffer_tracing_kind_t kind :
-       {ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH, ROCPROFILER_BUFFER_TRACING_MEMORY_COPY,
-        ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API}) {
-    RETURN_IF_ERROR(Check(sdk_.configure_buffer_tracing(context_, kind, nullptr, 0, buffer_),
-                          "rocprofiler_configure_buffer_tracing_service"));
-  }
-  const rocprofiler_tracing_operation_t graph_ops[] = {
-      ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphLaunch,
-      ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphLaunch_spt,
-      ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphInstantiate,
-      ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphInstantiateWithFlags,
-      ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphInstantiateWithParams,
-      ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecUpdate,
-      ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecKernelNodeSetParams,
-      ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecDestroy,
-      // Capture-time ranges (rocprofiler_capture.h).
-      ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamBeginCapture,
-      ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamEndCapture,
-      ROCPROFILER_HIP_RUNTIME_API_ID_hipLaunchKernel, ROCPROFILER_HIP_RUNTIME_API_ID_hipEventRecord,
-      ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamWaitEvent,
-      ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddKernelNode,
-      ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphDestroy};
-  RETURN_IF_ERROR(Check(sdk_.configure_callback_tracing(
-                            context_, ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API, graph_ops,
-                            sizeof(graph_ops) / sizeof(graph_ops[0]), &OnHipApi, this),
-                        "rocprofiler_configure_callback_tracing_service (HIP runtime API)"));
-  RETURN_IF_ERROR(
-      Check(sdk_.configure_callback_tracing(context_, ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT,
-                                            nullptr, 0, &OnCodeObject, this),
-            "rocprofiler_configure_callback_tracing_service (code objects)"));
-  // ROCTx ranges (rocprofiler_roctx.h); without them the rest still traces.
-  if (Status roctx = Check(sdk_.configure_callback_tracing(
-                               context_, ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API,
-                               kRoctxOperations, std::size(kRoctxOperations), &OnRoctx, &roctx_),
-                           "rocprofiler_configure_callback_tracing_service (ROCTx)");
-      !roctx.ok()) {
-    LogWarning("roctx_not_recorded", "roctx ranges not recorded: %s", roctx.ToString().c_str());
-  }
-  const rocprofiler_external_correlation_id_request_kind_t kinds[] = {
-      ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH,
-      ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY};
-  RETURN_IF_ERROR(
-      Check(sdk_.configure_external_correlation_request(context_, kinds, 2, &OnRequest, this),
-            "rocprofiler_configure_external_correlation_id_request_service"));
-  return Check(sdk_.start_context(context_), "rocprofiler_start_context");
-}
-
 void RocprofilerTracer::OnBuffer(rocprofiler_context_id_t, rocprofiler_buffer_id_t,
-                                 rocprofiler_record_header_t** headers, size_t count, void* data,
+                                 rocprofiler_record_header_t** headers, size_t count, void*,
                                  uint64_t drop_count) {
-  auto* self = static_cast<RocprofilerTracer*>(data);
+  RocprofilerTracer* self = Collecting();
+  if (self == nullptr) return;  // none collecting: the context was stopped and flushed
   self->AddVendorDropped(drop_count);
   // Neutral records with provisional keys; the stage decides them.
   self->DecodeBatch([&] { self->decoder_->Decode(headers, count); });
 }
 
 void RocprofilerTracer::OnHipApi(rocprofiler_callback_tracing_record_t record,
-                                 rocprofiler_user_data_t*, void* data) {
-  auto* self = static_cast<RocprofilerTracer*>(data);
+                                 rocprofiler_user_data_t*, void*) {
+  RocprofilerTracer* self = Collecting();
+  if (self == nullptr) return;
   const auto* d = static_cast<const rocprofiler_callback_tracing_hip_api_data_t*>(record.payload);
   if (d == nullptr) return;
   ReconstructingStage& stage = *self->stage_;
@@ -301,45 +250,27 @@ void RocprofilerTracer::ScopeExec(uint64_t exec, uint64_t graph) {
   stage_->ExecKernelScopes(exec, std::move(by_kernel), launches);
 }
 
-void RocprofilerTracer::OnCodeObject(rocprofiler_callback_tracing_record_t record,
-                                     rocprofiler_user_data_t*, void* data) {
-  if (record.operation == ROCPROFILER_CODE_OBJECT_HOST_KERNEL_SYMBOL_REGISTER &&
-      record.phase == ROCPROFILER_CALLBACK_PHASE_LOAD && record.payload != nullptr) {
-    // What a hipLaunchKernel's function address runs (forked captures' ranges by kernel).
-    const auto* host = static_cast<
-        const rocprofiler_callback_tracing_code_object_host_kernel_symbol_register_data_t*>(
-        record.payload);
-    static_cast<RocprofilerTracer*>(data)->capture_.HostKernel(host->host_function.value,
-                                                               host->device_function);
-    return;
-  }
-  if (record.operation != ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER ||
-      record.phase != ROCPROFILER_CALLBACK_PHASE_LOAD || record.payload == nullptr) {
-    return;
-  }
-  const auto* sym =
-      static_cast<const rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t*>(
-          record.payload);
-  static_cast<RocprofilerTracer*>(data)->decoder_->AddKernelSymbol(sym->kernel_id,
-                                                                   sym->kernel_name);
-}
-
 // On the thread writing the packet: the recipe's tag when a graph launch is open there; else
 // the pushed value (a user range, or none).
 int RocprofilerTracer::OnRequest(rocprofiler_thread_id_t, rocprofiler_context_id_t,
                                  rocprofiler_external_correlation_id_request_kind_t,
                                  rocprofiler_tracing_operation_t, uint64_t internal,
-                                 rocprofiler_user_data_t* external, void* data) {
-  const uint64_t tag = static_cast<RocprofilerTracer*>(data)->stage_->OnDispatch(internal);
+                                 rocprofiler_user_data_t* external, void*) {
+  RocprofilerTracer* self = Collecting();
+  if (self == nullptr) return 1;
+  const uint64_t tag = self->stage_->OnDispatch(internal);
   if (tag == 0) return 1;
   external->value = tag;
   return 0;
 }
 
+// The context stopped first, so that what the buffer holds when flushed is all this tracer's
+// (the next session starts on an empty buffer), and the tool stays configured for it.
 Status RocprofilerTracer::StopCollection() {
-  Status flushed = Check(sdk_.flush_buffer(buffer_), "rocprofiler_flush_buffer");
   (void)sdk_.stop_context(context_);
-  g_active.Release();
+  Status flushed = Check(sdk_.flush_buffer(buffer_), "rocprofiler_flush_buffer");
+  collecting_.store(false, std::memory_order_release);
+  ActiveRocprofilerTracer().Release();
   return flushed;
 }
 
@@ -374,11 +305,6 @@ void RocprofilerTracer::AddCounters(Trace* trace, bool at_stop) {
 
 Status RocprofilerTracer::Flush() {
   return Check(sdk_.flush_buffer(buffer_), "rocprofiler_flush_buffer");
-}
-
-void RocprofilerTracer::FinalizeActive() {
-  if (getpid() != g_active_pid) return;  // a forked child: the parent's tracer, not ours to stop
-  if (RocprofilerTracer* t = g_active.get()) (void)t->Stop();
 }
 
 namespace {

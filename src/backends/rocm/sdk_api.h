@@ -23,7 +23,9 @@
   X(get_timestamp, rocprofiler_get_timestamp)                                   \
   X(get_thread_id, rocprofiler_get_thread_id)                                   \
   X(get_version, rocprofiler_get_version)                                       \
-  X(query_available_agents, rocprofiler_query_available_agents)
+  X(query_available_agents, rocprofiler_query_available_agents)                 \
+  X(force_configure, rocprofiler_force_configure)                               \
+  X(is_initialized, rocprofiler_is_initialized)
 
 namespace nodescope::rocprofiler {
 
@@ -31,8 +33,9 @@ struct SdkApi {
   NODESCOPE_SDK_FUNCTIONS(NODESCOPE_ROCPROFILER_FUNCTIONS)
 };
 
-// Every function above from the running process (dlsym(RTLD_DEFAULT)); an error names the first
-// one missing.
-StatusOr<SdkApi> LoadSdkApi();
+// Every function above from the running process (dlsym(RTLD_DEFAULT)), or from the SDK's
+// library found by its name (librocprofiler-sdk.so.1) where it was loaded without RTLD_GLOBAL; an
+// error names the first one missing. `load`: an SDK not loaded yet is loaded (RTLD_GLOBAL).
+StatusOr<SdkApi> LoadSdkApi(bool load = false);
 
 }  // namespace nodescope::rocprofiler
