@@ -15,8 +15,9 @@ constexpr int kMaxContexts = 8;
 uint64_t BootNs();    // CLOCK_BOOTTIME ns, the SDK's clock
 uint64_t ThreadId();  // gettid(), the SDK's thread id
 
-// Finds and initializes the tools (ROCP_TOOL_LIBRARIES, rocprofiler_configure in the process,
-// rocprofiler_force_configure) once; the first runtime call does it, as HIP's loading does.
+// Finds and initializes the tools (a forced one, rocprofiler_configure in the process and in
+// loaded libraries, ROCP_TOOL_LIBRARIES) once; the first runtime call does it, as HIP's loading
+// does, or rocprofiler_force_configure.
 void EnsureInitialized();
 
 // One HIP runtime call as the SDK sees it, on the calling thread: a new internal correlation id,
