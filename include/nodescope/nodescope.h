@@ -41,8 +41,13 @@ nodescope_session* nodescope_start(void);
  *   max_buffers                vendor buffers in flight, 2..65536 (default 64)
  *   buffer_size_mb             one vendor buffer, 1..1024 (default 8)
  *   disable_graph_attribution  1/true/yes: records keep the vendor's native graph ids
- *   stream, capture_every      `nodescope run` only for now: refused here (an in-process session
- *                              writes no parts or periodic captures)
+ *   output                     the trace's path, which the files of stream and capture_every
+ *                              are named after ("t.json" -> "t.part-1.json", "t.capture-1.json";
+ *                              nodescope_write() may still write the trace anywhere)
+ *   stream                     write the trace in parts of N records ("100k"): each time the
+ *                              session holds N, the next part is written and released; the trace
+ *                              written at the end is the last part. Needs output
+ *   capture_every              also write the window held every TIME ("60s"). Needs output
  * An unknown key, a key given twice, a pair without '=' or with an empty value, or a bad value
  * returns NULL, and nodescope_last_error() names the key and says why. */
 nodescope_session* nodescope_start_with_options(const char* options);

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "api/process_session.h"
+#include "api/region_windows.h"
 #include "api/tracing_session.h"
 #include "base/diagnostics.h"
 #include "export/chrome_trace_writer.h"
@@ -12,7 +13,8 @@
 
 struct nodescope_session {
   std::unique_ptr<nodescope::TracingSession> session;
-  uint64_t captures = 0;  // nodescope_capture() calls that wrote a file
+  // Captures and streaming parts; destroyed first (its thread ends before the session does).
+  std::unique_ptr<nodescope::RegionWindows> windows;
 };
 
 namespace {
@@ -50,12 +52,11 @@ nodescope_session* nodescope_start_with_options(const char* options) {
     Fail(parsed.status());
     return nullptr;
   }
-  // A region has no thread writing parts or periodic captures (`nodescope run` has): named in
-  // the string, they are refused rather than silently ignored.
-  if (parsed->named_stream || parsed->named_capture_every) {
-    Fail(InvalidArgumentError(std::string(parsed->named_stream ? "stream" : "capture_every") +
-                              ": an in-process session writes no parts or periodic captures; "
-                              "use ring= and nodescope_capture(), or `nodescope run`"));
+  const TracerOptions& tracer = parsed->tracer;
+  if ((tracer.stream_records != 0 || tracer.capture_every_ns != 0) && parsed->output.empty()) {
+    Fail(InvalidArgumentError(
+        std::string(tracer.stream_records != 0 ? "stream" : "capture_every") +
+        " writes files named after the trace: give output=PATH (or NODESCOPE_OUTPUT)"));
     return nullptr;
   }
   StatusOr<std::unique_ptr<TracingSession>> started =
@@ -66,6 +67,9 @@ nodescope_session* nodescope_start_with_options(const char* options) {
   }
   auto* session = new nodescope_session;
   session->session = std::move(started).value();
+  session->windows =
+      std::make_unique<RegionWindows>(session->session.get(), std::move(parsed->output));
+  session->windows->Start();
   return session;
 }
 
@@ -75,19 +79,14 @@ int nodescope_capture(nodescope_session* session, const char* path) {
   if (session->session->stopped()) {
     return Fail(FailedPreconditionError("the session has stopped: write it instead"));
   }
-  Trace window;
-  Status captured = session->session->CaptureWindow(&window, /*release=*/false);
-  if (!captured.ok()) return Fail(captured);
-  window.window.capture = ++session->captures;
-  if (window.window.policy.empty()) window.window.policy = "all";
-  window.trace_name = path;
-  Status s = WriteChromeTraceFile(window, path);
+  Status s = session->windows->Capture(path);
   return s.ok() ? 0 : Fail(s);
 }
 
 int nodescope_stop(nodescope_session* session) {
   if (session == nullptr) return Fail(nodescope::InvalidArgumentError("null session"));
   if (session->session->stopped()) return 0;
+  session->windows->Stop();  // no part or capture after this
   nodescope::Status s = session->session->Stop();
   return s.ok() ? 0 : Fail(s);
 }
@@ -100,6 +99,7 @@ int nodescope_write(nodescope_session* session, const char* path) {
   }
   Trace& trace = session->session->trace();
   trace.trace_name = path;
+  session->windows->Finish(&trace);
   Status s = WriteChromeTraceFile(trace, path);
   return s.ok() ? 0 : Fail(s);
 }

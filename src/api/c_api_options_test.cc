@@ -54,6 +54,10 @@ class OptionsFakeTracer : public Tracer {
     trace_.gpu.push_back(a);
     return OkStatus();
   }
+  uint64_t HeldRecords() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return trace_.gpu.held();
+  }
   Status SnapshotWindow(Trace* out, bool release) override {
     std::lock_guard<std::mutex> lock(mu_);
     CopyWindow(trace_, NowNs(), release, out);
@@ -133,14 +137,15 @@ TEST_F(CApiOptionsTest, ABadOptionIsRefusedNamingItsKey) {
       {"sample_burst=16", "sample_burst='16' is not a whole number from 1 to 15"},
       {"ring=lots", "ring"},
       {"disable_graph_attribution=maybe", "disable_graph_attribution='maybe' is not one of"},
-      {"samples=3", "option 'samples' is not one of backend, buffer_size_mb"},
+      {"samples=3", "option 'samples' is not one of backend, output, buffer_size_mb"},
       {"NODESCOPE_SAMPLE=3", "option 'NODESCOPE_SAMPLE' is not one of"},
       {"sample", "option 'sample' has no '='"},
       {"ring=", "option 'ring' has an empty value"},
       {"ring=1k;ring=2k", "option 'ring' is given twice"},
       {"backend=fake;backend=fake", "option 'backend' is given twice"},
-      {"stream=10k", "stream: an in-process session writes no parts"},
-      {"capture_every=1s", "capture_every: an in-process session writes no parts"},
+      {"stream=10k", "stream writes files named after the trace: give output=PATH"},
+      {"capture_every=1s", "capture_every writes files named after the trace: give output=PATH"},
+      {"output=a.json;output=b.json", "option 'output' is given twice"},
       {"backend=no_such", "no backend named 'no_such'"},
       {"backend=fake;sample=4",
        "fake backend cannot sample launches (NODESCOPE_SAMPLE or sample=4)"},
@@ -177,6 +182,37 @@ TEST_F(CApiOptionsTest, CaptureWritesTheWindowWhileTheSessionRuns) {
   nodescope_destroy(s);
   std::remove(first.c_str());
   std::remove(second.c_str());
+}
+
+bool Exists(const std::string& path) { return std::ifstream(path).good(); }
+
+// stream= and capture_every=: the session's own thread writes parts and captures named after
+// output=, and the trace written at the end is the last part.
+TEST_F(CApiOptionsTest, StreamingPartsAndPeriodicCapturesAreNamedAfterOutput) {
+  const std::string base = ::testing::TempDir() + "/c_api_stream_" + std::to_string(getpid());
+  const std::string output = base + ".json";
+  const std::string options = "backend=fake;stream=1;capture_every=100ms;output=" + output;
+  nodescope_session* s = nodescope_start_with_options(options.c_str());
+  ASSERT_NE(s, nullptr) << nodescope_last_error();
+  EXPECT_EQ(g_started_with.stream_records, 1u);
+  const uint64_t until = NowNs() + 5'000'000'000ull;
+  while (!(Exists(base + ".part-1.json") && Exists(base + ".capture-1.json")) && NowNs() < until) {
+    usleep(50'000);
+  }
+  ASSERT_EQ(nodescope_stop(s), 0) << nodescope_last_error();
+  EXPECT_TRUE(Exists(base + ".part-1.json"));
+  EXPECT_TRUE(Exists(base + ".capture-1.json"));
+  ASSERT_EQ(nodescope_write(s, output.c_str()), 0) << nodescope_last_error();
+  nodescope_destroy(s);
+  const std::string part1 = ReadFile(base + ".part-1.json"), last = ReadFile(output);
+  EXPECT_NE(part1.find("\"part\":1"), std::string::npos) << part1;
+  EXPECT_NE(part1.find("stream:"), std::string::npos) << part1;
+  EXPECT_EQ(last.find("\"part\":0"), std::string::npos) << "the trace is the last part: " << last;
+  for (int i = 1; i <= 200; ++i) {
+    std::remove((base + ".part-" + std::to_string(i) + ".json").c_str());
+    std::remove((base + ".capture-" + std::to_string(i) + ".json").c_str());
+  }
+  std::remove(output.c_str());
 }
 
 }  // namespace

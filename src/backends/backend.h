@@ -72,17 +72,17 @@ StatusOr<TracerOptions> TracerOptionsFromEnv();
 // What an in-process session starts with (nodescope_start_with_options).
 struct SessionOptions {
   TracerOptions tracer;
-  std::string backend;        // empty: the first registered
-  bool named_stream = false;  // the string set stream= / capture_every= (not the environment)
-  bool named_capture_every = false;
+  std::string backend;  // empty: the first registered
+  std::string output;   // what streaming parts and periodic captures are named after
 };
 // An options string: `key=value` pairs separated by ';' or newlines (blanks around keys and
 // values ignored, empty pairs skipped). The keys are the variables' names in lower case without
 // NODESCOPE_ (buffer_size_mb, max_buffers, max_events, sample, sample_burst,
-// disable_graph_attribution, ring, stream, capture_every), with their values' syntax, plus
-// `backend` (a registered backend's name). A variable the string does not name is read from the
-// environment, as TracerOptionsFromEnv() does. An unknown key, a key given twice, a pair
-// without '=' or with an empty value, or a bad value is an error naming the key.
+// disable_graph_attribution, ring, stream, capture_every, output), with their values' syntax,
+// plus `backend` (a registered backend's name). A variable the string does not name is read from
+// the environment, as TracerOptionsFromEnv() does (NODESCOPE_OUTPUT for output). An unknown key,
+// a key given twice, a pair without '=' or with an empty value, or a bad value is an error naming
+// the key.
 StatusOr<SessionOptions> SessionOptionsFromString(std::string_view text);
 
 class Tracer {

@@ -119,7 +119,7 @@ StatusOr<TracerOptions> TracerOptionsFromEnv() {
 StatusOr<SessionOptions> SessionOptionsFromString(std::string_view text) {
   SessionOptions out;
   std::vector<std::pair<std::string_view, std::string_view>> pairs;  // key -> value
-  bool backend_given = false;
+  bool backend_given = false, output_given = false;
   while (!text.empty()) {
     const size_t end = text.find_first_of(";\n");
     const std::string_view pair = Trim(text.substr(0, end));
@@ -132,28 +132,27 @@ StatusOr<SessionOptions> SessionOptionsFromString(std::string_view text) {
     const std::string_view key = Trim(pair.substr(0, eq));
     const std::string_view value = Trim(pair.substr(eq + 1));
     if (value.empty()) return InvalidArgumentError(KeyError(key, " has an empty value"));
-    bool known = key == "backend";
+    bool known = key == "backend" || key == "output";
     for (std::string_view k : kStringKeys) known = known || k == key;
     if (!known) {
-      std::string message = KeyError(key, " is not one of backend");
+      std::string message = KeyError(key, " is not one of backend, output");
       for (std::string_view k : kStringKeys) {
         message += ", ";
         message += k;
       }
       return InvalidArgumentError(message);
     }
-    bool twice = key == "backend" && backend_given;
+    bool twice = (key == "backend" && backend_given) || (key == "output" && output_given);
     for (const auto& [k, v] : pairs) twice = twice || k == key;
     if (twice) return InvalidArgumentError(KeyError(key, " is given twice"));
-    if (key == "backend") {
-      out.backend = std::string(value);
-      backend_given = true;
+    if (key == "backend" || key == "output") {
+      (key == "backend" ? out.backend : out.output) = std::string(value);
+      (key == "backend" ? backend_given : output_given) = true;
       continue;
     }
     pairs.emplace_back(key, value);
-    out.named_stream = out.named_stream || key == "stream";
-    out.named_capture_every = out.named_capture_every || key == "capture_every";
   }
+  if (!output_given) out.output = std::string(Env("NODESCOPE_OUTPUT"));
   StatusOr<TracerOptions> tracer = TracerOptionsFrom([&pairs](const char* var) {
     std::string key_of_var(std::string_view(var).substr(kVarPrefix.size()));
     for (char& c : key_of_var) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;

@@ -5,7 +5,8 @@ the traces they write. Each trace passes `nodescope check`; its graph kernels ca
 as the program expects; kernels launched outside every session (out_*) are absent. A session asked
 for after the runtime initialized without the tool is refused, naming ROCP_TOOL_LIBRARIES; with it
 set, the session traces. A session left open at exit is finished by an exit hook after the SDK
-finalized, without hanging. Prints "region checks: all passed" when every check passed."""
+finalized, without hanging. A streaming session writes its parts from its own thread, every
+graph kernel in one of them. Prints "region checks: all passed" when every check passed."""
 import collections
 import json
 import os
@@ -91,5 +92,29 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("exit_open", folder)
     if r:
         check_trace("exit_open", folder, "exit.json", 12, ["in_g0"])
+
+    folder = os.path.join(tmp, "stream")
+    os.mkdir(folder)
+    r = run("stream", folder)
+    if r:
+        files = sorted(f for f in os.listdir(folder) if f.startswith("stream.part-"))
+        check(len(files) >= 2, f"stream: parts written by the session's thread ({files})")
+        keyed, parts = 0, set()
+        for f in files + ["stream.json"]:
+            path = os.path.join(folder, f)
+            if not os.path.exists(path):
+                check(False, f"stream: {f} written")
+                continue
+            c = subprocess.run([args.nodescope, "check", path], capture_output=True, text=True)
+            check(c.returncode == 0, f"stream: nodescope check {f}" +
+                  ("" if c.returncode == 0 else f": {c.stdout[-300:]}"))
+            with open(path) as fp:
+                t = json.load(fp)
+            parts.add(t["nodescope"].get("window", {}).get("part"))
+            keyed += sum(1 for e in t["traceEvents"]
+                         if e.get("cat") == "kernel" and "graph id" in e.get("args", {}))
+        check(keyed == 120, f"stream: 120 graph kernels with keys across the parts ({keyed})")
+        check(parts == set(range(1, len(files) + 2)),
+              f"stream: parts numbered 1..{len(files) + 1}, the trace the last ({sorted(parts)})")
 
 checker.finish()

@@ -16,6 +16,11 @@
 // `region_program exit_open <dir>`: as an interpreter that finishes its sessions in an exit hook
 //   running after the SDK finalized: a session left open at exit (the chain replayed 3 times) is
 //   stopped by the tool's finalize; the hook then stops and writes it (<dir>/exit.json).
+// `region_program stream <dir>`: a session with stream=20 and output=<dir>/stream.json: the chain
+//   replayed 30 times, 5 at a time with pauses; parts <dir>/stream.part-<n>.json written by the
+//   session's thread, the last part at <dir>/stream.json (120 graph kernels in all).
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -104,6 +109,22 @@ int Late() {
   return 0;
 }
 
+// Streaming from an in-process session: parts of 20 records written by the session's thread.
+int Streaming() {
+  const std::string options = "backend=rocm;stream=20;output=" + g_dir + "/stream.json";
+  nodescope_session* s = StartOrDie(options.c_str());
+  Kernels k = Load();
+  simStream_t stream = ::Stream();
+  simGraphExec_t exec = Instantiate(Chain({k.chain[0], k.chain[1], k.chain[2], k.chain[3]}));
+  for (int i = 0; i < 6; ++i) {
+    Replay(exec, stream, 5);
+    CHECK(simhipDeviceSynchronize());
+    usleep(300'000);  // the session's thread looks every 500 ms
+  }
+  StopAndWrite(s, "stream.json", 120);
+  return 0;
+}
+
 nodescope_session* g_open = nullptr;
 
 // An interpreter's exit hook, registered before the runtime's first call: it runs after the
@@ -126,7 +147,7 @@ int ExitOpen() {
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: region_program early|late|exit_open DIR\n");
+    std::fprintf(stderr, "usage: region_program early|late|exit_open|stream DIR\n");
     return 2;
   }
   g_dir = argv[2];
@@ -134,6 +155,7 @@ int main(int argc, char** argv) {
   if (c == "early") return Early();
   if (c == "late") return Late();
   if (c == "exit_open") return ExitOpen();
+  if (c == "stream") return Streaming();
   std::fprintf(stderr, "unknown case %s\n", argv[1]);
   return 2;
 }
