@@ -69,7 +69,12 @@ void RegionWindows::Run() {
     }
     if (next_poll != 0 && NowNs() >= next_poll) {
       next_poll = NowNs() + kStreamPollNs;
-      if (session_->FlushAndCountHeld() >= o.stream_records) {
+      uint64_t held = 0;
+      {
+        std::lock_guard<std::mutex> write_lock(write_mu_);  // one flush at a time
+        held = session_->FlushAndCountHeld();
+      }
+      if (held >= o.stream_records) {
         StatusOr<std::string> w = Write(true, "");
         if (!w.ok())
           LogError("streaming_part_failed", "streaming part failed: %s",

@@ -92,6 +92,11 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("exit_open", folder)
     if r:
         check_trace("exit_open", folder, "exit.json", 12, ["in_g0"])
+        captures = [f for f in os.listdir(folder) if f.startswith("exit.capture-")]
+        check(len(captures) >= 1, f"exit_open: periodic captures written ({len(captures)})")
+        bad = [f for f in captures if subprocess.run(
+            [args.nodescope, "check", os.path.join(folder, f)], capture_output=True).returncode]
+        check(not bad, f"exit_open: every capture passes nodescope check ({bad})")
 
     folder = os.path.join(tmp, "stream")
     os.mkdir(folder)

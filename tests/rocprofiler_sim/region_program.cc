@@ -15,7 +15,8 @@
 //   chain in_g0..in_g3 instantiated before it and replayed 3 times inside (<dir>/late.json).
 // `region_program exit_open <dir>`: as an interpreter that finishes its sessions in an exit hook
 //   running after the SDK finalized: a session left open at exit (the chain replayed 3 times) is
-//   stopped by the tool's finalize; the hook then stops and writes it (<dir>/exit.json).
+//   stopped by the tool's finalize; the hook then stops and writes it (<dir>/exit.json). The
+//   session captures every 20 ms (<dir>/exit.capture-<n>.json), so its thread still runs then.
 // `region_program stream <dir>`: a session with stream=20 and output=<dir>/stream.json: the chain
 //   replayed 30 times, 5 at a time with pauses; parts <dir>/stream.part-<n>.json written by the
 //   session's thread, the last part at <dir>/stream.json (120 graph kernels in all).
@@ -136,11 +137,15 @@ void FinishOpenSession() {
 
 int ExitOpen() {
   std::atexit(&FinishOpenSession);
-  g_open = StartOrDie("backend=rocm");
+  // Periodic captures too: the session's thread still runs when the SDK finalizes.
+  const std::string options = "backend=rocm;capture_every=20ms;output=" + g_dir + "/exit.json";
+  g_open = StartOrDie(options.c_str());
   Kernels k = Load();
   simStream_t stream = Stream();
   Replay(Instantiate(Chain({k.chain[0], k.chain[1], k.chain[2], k.chain[3]})), stream, 3);
-  std::exit(0);  // the session still open
+  CHECK(simhipDeviceSynchronize());
+  usleep(100'000);  // a few captures
+  std::exit(0);     // the session still open
 }
 
 }  // namespace

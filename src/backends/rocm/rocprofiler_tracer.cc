@@ -304,6 +304,9 @@ void RocprofilerTracer::AddCounters(Trace* trace, bool at_stop) {
 }
 
 Status RocprofilerTracer::Flush() {
+  // Stopped (the SDK's finalize stops the active tracer at exit): the SDK may have stopped
+  // delivering too, and a flush would wait for it.
+  if (Collecting() != this) return FailedPreconditionError("the rocm tracer is not collecting");
   return Check(sdk_.flush_buffer(buffer_), "rocprofiler_flush_buffer");
 }
 
