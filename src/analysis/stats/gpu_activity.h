@@ -13,6 +13,10 @@
 
 namespace nodescope::analysis {
 
+// What an activity is, by its "cat" (ClassifyCategory), as `nodescope nodes` names it.
+enum class GpuActivityKind : uint8_t { kKernel = 0, kMemcpy = 1, kMemset = 2 };
+inline constexpr const char* kGpuActivityKindNames[] = {"kernel", "memcpy", "memset"};
+
 // Columns of equal length; a missing value is NaN (doubles) or -1 (integers). Names are
 // indices into `strings` (each distinct name, cat and scope text once).
 struct GpuActivityTable {
@@ -21,6 +25,7 @@ struct GpuActivityTable {
   std::vector<uint32_t> name;
   std::vector<uint32_t> cat;
   std::vector<uint32_t> scope;  // index of "" when the event has no scope
+  std::vector<uint8_t> kind;    // GpuActivityKind: what `nodescope nodes` calls it
   std::vector<int64_t> device;  // "pid" when a number (kineto: the device), else -1
   std::vector<int64_t> stream;  // "tid" when a number (kineto: the stream), else -1
   std::vector<int64_t> correlation;
