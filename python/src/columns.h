@@ -17,10 +17,11 @@
 namespace nodescope::python {
 
 // The column itself, moved into the array's owner: no copy.
-template <typename T>
-pybind11::array_t<T> MoveArray(std::vector<T>&& v) {
-  auto* held = new std::vector<T>(std::move(v));
-  pybind11::capsule owner(held, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+template <typename T, typename Alloc>
+pybind11::array_t<T> MoveArray(std::vector<T, Alloc>&& v) {
+  using Vector = std::vector<T, Alloc>;
+  auto* held = new Vector(std::move(v));
+  pybind11::capsule owner(held, [](void* p) { delete static_cast<Vector*>(p); });
   return pybind11::array_t<T>(static_cast<pybind11::ssize_t>(held->size()), held->data(), owner);
 }
 
