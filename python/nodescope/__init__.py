@@ -71,10 +71,12 @@ class Trace:
     """
 
     def __init__(self, data):
+        """Made by :func:`load` (``data``: the extension's TraceData); not called directly."""
         self._data = data
         self.paths = list(data.paths)
 
     def __repr__(self):
+        """Files, ranks, graphs, nodes and GPU activities loaded."""
         s = self._data.summary()
         ranks = s["ranks"]
         return (f"<nodescope.Trace: {len(self.paths)} file(s), {len(ranks)} rank(s), "
