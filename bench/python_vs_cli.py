@@ -7,7 +7,8 @@ order rotates (the machine's other load falls on all alike):
                  pandas import, load, table), as a user pays it
   cli check      `nodescope check TRACE`: a plain read of every event
   py kernels     `nodescope.load(TRACE)` then `t.kernels()`, the kernels() call timed inside the
-                 process (rows / its seconds: rows/s)
+                 process (rows / its seconds: rows/s), wall and CPU
+  py import      `python -c "import nodescope, pandas"`: what every Python run pays first
 
 Each command's wall time, CPU time (user + sys) and peak RSS come from /usr/bin/time. Prints the
 medians and the ratios py nodes / cli nodes (time, peak RSS) and kernels() rows/s beside check's
@@ -23,18 +24,19 @@ import subprocess
 import tempfile
 
 PY_NODES = """
-import sys, time, nodescope
-t0 = time.perf_counter()
+import sys, time, nodescope, pandas
+t0, c0 = time.perf_counter(), time.process_time()
 df = nodescope.load(sys.argv[1]).nodes()
-print(len(df), time.perf_counter() - t0)
+print(len(df), time.perf_counter() - t0, time.process_time() - c0)
 """
 PY_KERNELS = """
-import sys, time, nodescope
+import sys, time, nodescope, pandas
 t = nodescope.load(sys.argv[1])
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 k = t.kernels()
-print(len(k), time.perf_counter() - t0)
+print(len(k), time.perf_counter() - t0, time.process_time() - c0)
 """
+PY_IMPORT = "import nodescope, pandas"
 
 
 def run(argv):
@@ -57,7 +59,8 @@ def main():
     cmds = [("cli nodes", [args.cli, "nodes", args.trace]),
             ("py nodes", [args.python, "-c", PY_NODES, args.trace]),
             ("cli check", [args.cli, "check", args.trace]),
-            ("py kernels", [args.python, "-c", PY_KERNELS, args.trace])]
+            ("py kernels", [args.python, "-c", PY_KERNELS, args.trace]),
+            ("py import", [args.python, "-c", PY_IMPORT])]
     results = {label: [] for label, _ in cmds}
     for r in range(args.rounds):
         order = cmds[r % len(cmds):] + cmds[:r % len(cmds)]
@@ -72,19 +75,23 @@ def main():
                       statistics.median(c for _, c, _, _ in rs), max(m for _, _, m, _ in rs))
         wall, cpu, rss = med[label]
         print(f"  {label:<11} wall {wall:6.3f} s  cpu {cpu:6.3f} s  peak RSS {rss / 1024:7.1f} MB")
-    nodes_in = statistics.median(float(o.split()[1]) for _, _, _, o in results["py nodes"])
-    rows = int(results["py kernels"][0][3].split()[0])
-    kernels_s = statistics.median(float(o.split()[1]) for _, _, _, o in results["py kernels"])
+    def inside(label, field):
+        return statistics.median(float(o.split()[field]) for _, _, _, o in results[label])
+
     cw, cc, cr = med["cli nodes"]
     pw, pc, pr = med["py nodes"]
     print(f"  py nodes / cli nodes: wall {pw / cw:.2f}x  cpu {pc / cc:.2f}x  peak RSS "
-          f"{pr / cr:.2f}x  (load().nodes() inside the process: {nodes_in:.3f} s, "
-          f"{nodes_in / cw:.2f}x cli wall)")
-    check_wall = med["cli check"][0]
-    print(f"  kernels(): {rows} rows in {kernels_s:.3f} s = {rows / kernels_s / 1e6:.2f} M rows/s;"
-          f" check reads them in {check_wall:.3f} s = {rows / check_wall / 1e6:.2f} M/s "
-          f"(kernels() / check: {kernels_s / check_wall:.2f}x)")
-
+          f"{pr / cr:.2f}x")
+    nw, nc = inside("py nodes", 1), inside("py nodes", 2)
+    print(f"  load().nodes() inside the process: wall {nw:.3f} s = {nw / cw:.2f}x cli nodes, "
+          f"cpu {nc:.3f} s = {nc / cc:.2f}x")
+    rows = int(results["py kernels"][0][3].split()[0])
+    kw, kc = inside("py kernels", 1), inside("py kernels", 2)
+    check_wall, check_cpu = med["cli check"][0], med["cli check"][1]
+    print(f"  kernels(): {rows} rows in {kw:.3f} s wall = {rows / kw / 1e6:.2f} M rows/s "
+          f"({kc:.3f} s cpu = {rows / kc / 1e6:.2f} M rows/s); check reads them in "
+          f"{check_wall:.3f} s wall = {rows / check_wall / 1e6:.2f} M/s ({check_cpu:.3f} s cpu); "
+          f"kernels() / check: wall {kw / check_wall:.2f}x cpu {kc / check_cpu:.2f}x")
 
 if __name__ == "__main__":
     main()

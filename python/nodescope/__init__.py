@@ -16,12 +16,13 @@ library's message (and, for a trace that cannot be read, the byte offset).
 """
 import html as _html
 import os
+import warnings as _warnings
 
-from ._errors import Error, InvalidArgumentError, TraceError, TraceNotFoundError
+from ._errors import Error, InvalidArgumentError, TraceError, TraceNotFoundError, TraceWarning
 from . import _nodescope
 
 __all__ = ["load", "Trace", "Plot", "Error", "TraceError", "TraceNotFoundError",
-           "InvalidArgumentError"]
+           "InvalidArgumentError", "TraceWarning"]
 
 _TRACE_SUFFIXES = (".json", ".json.gz")
 
@@ -247,7 +248,9 @@ def load(source):
 
     The files are read once, here, with the CLI's reader and limits (``nodescope nodes``):
     a malformed or refused trace raises :class:`TraceError` now, its ``offset`` the byte where
-    reading stopped; a missing path raises :class:`TraceNotFoundError`. Returns a
+    reading stopped; a missing path raises :class:`TraceNotFoundError`. What ``nodescope
+    nodes`` warns about (aliased node keys, nodes past the limits, figures from a sample of the
+    replays) is issued as a :class:`TraceWarning` (the ``warnings`` module). Returns a
     :class:`Trace`.
     """
     if isinstance(source, (str, os.PathLike)):
@@ -260,4 +263,7 @@ def load(source):
     for p in paths:
         if not os.path.exists(p):
             raise TraceNotFoundError(f"{p}: no such file", "NOT_FOUND")
-    return Trace(_nodescope.TraceData.load(paths))
+    data = _nodescope.TraceData.load(paths)
+    for message in data.warnings():
+        _warnings.warn(message, TraceWarning, stacklevel=2)
+    return Trace(data)

@@ -31,6 +31,11 @@ class InvalidArgumentError(Error, ValueError):
     """A bad argument: an unknown option, an empty list of traces."""
 
 
+class TraceWarning(UserWarning):
+    """A trace that was read, but whose figures need care: aliased node keys (figures mixing
+    different nodes), nodes past the limits left out, percentiles from a sample of replays."""
+
+
 # base/status.h's StatusCode values.
 _BY_CODE = {1: InvalidArgumentError, 2: TraceNotFoundError, 6: TraceError, 8: TraceNotFoundError}
 

@@ -27,6 +27,7 @@ PYBIND11_MODULE(_nodescope, m) {
       .def("check_reports", &TraceData::CheckReports,
            "The graph-node key check of each file (`nodescope check`).")
       .def("summary", &TraceData::Summary, "Counts per rank, for the Trace's repr.")
+      .def("warnings", &TraceData::Warnings, "What `nodescope nodes` warns about, a line each.")
       .def("diff_columns", &TraceData::DiffColumns, py::arg("other"),
            "The first rank's nodes aligned with other's, as `nodescope nodes --diff`.")
       .def(

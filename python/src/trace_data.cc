@@ -83,6 +83,47 @@ std::shared_ptr<TraceData> TraceData::Load(const std::vector<std::string>& paths
   return data;
 }
 
+std::vector<std::string> TraceData::Warnings() const {
+  std::vector<std::string> out;
+  for (const analysis::RankInput& in : ranks_.inputs) {
+    const analysis::GraphNodes& g = *in.nodes;
+    if (g.aliased_nodes > 0) {
+      std::string w = in.source;
+      w += ": ";
+      w += std::to_string(g.aliased_nodes);
+      w += " of ";
+      w += std::to_string(g.nodes.size());
+      w += " node keys are aliased (events of different names on one key), so their figures "
+           "mix different nodes; check() counts them, `nodescope check` lists them";
+      out.push_back(std::move(w));
+    }
+  }
+  for (size_t f = 0; f < ranks_.files.size() && f < paths_.size(); ++f) {
+    const analysis::FileLimits& file = ranks_.files[f];
+    if (file.untracked_events > 0) {
+      std::string w = paths_[f];
+      w += ": ";
+      w += std::to_string(file.untracked_events);
+      w += " keyed events of nodes past the first ";
+      w += std::to_string(file.nodes_held);
+      w += " are left out (at most ";
+      w += std::to_string(analysis::NodeSeriesOptions::kDefaultMaxNodes);
+      w += " distinct nodes are held per file)";
+      out.push_back(std::move(w));
+    }
+    if (file.sampled_nodes > 0) {
+      std::string w = paths_[f];
+      w += ": more occurrences than the ";
+      w += std::to_string(analysis::NodeSeriesOptions::kDefaultMaxSamples);
+      w += " held: percentiles, drift and per-replay figures of ";
+      w += std::to_string(file.sampled_nodes);
+      w += " nodes are estimated from a sample of their graph's replays";
+      out.push_back(std::move(w));
+    }
+  }
+  return out;
+}
+
 namespace {
 
 // One side's columns of the diff; a missing side: ids -1, replays 0, NaN figures.

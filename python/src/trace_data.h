@@ -28,6 +28,9 @@ class TraceData {
   const std::vector<std::string>& paths() const { return paths_; }
   const analysis::RankTraces& ranks() const { return ranks_; }
   const std::vector<analysis::AliasReport>& checks() const { return checks_; }
+  // What `nodescope nodes` warns about, one line each: aliased node keys, nodes left out past
+  // the limits, nodes whose percentiles come from a sample of their replays.
+  std::vector<std::string> Warnings() const;
 
   // Tables as dicts of columns (tables.cc): NumPy arrays, text columns as integer codes into a
   // "strings" list.

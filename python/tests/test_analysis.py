@@ -225,3 +225,13 @@ def test_help_reads_well():
     for method in ("nodes", "graphs", "kernels", "check", "diff", "plot"):
         doc = getattr(nodescope.Trace, method).__doc__
         assert doc and len(doc) > 150, method
+
+
+def test_what_nodes_warns_about_is_a_trace_warning():
+    with pytest.warns(nodescope.TraceWarning, match="4 of 4 node keys are aliased"):
+        nodescope.load(os.path.join(TESTDATA, "aliased.json"))
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a clean trace warns about nothing
+        nodescope.load(os.path.join(TESTDATA, "clean.json"))
