@@ -1,4 +1,4 @@
-// nodescope.Trace's C++ half: load() (one read per file, on up to two threads), `nodes --diff`
+// nodescope.Trace's C++ half: load() (one read per file, a file per core), `nodes --diff`
 // and `plot` over what it holds.
 #include "trace_data.h"
 
@@ -20,9 +20,6 @@ namespace nodescope::python {
 namespace {
 
 constexpr uint64_t kOrdinalMask = 0xffffffffULL;
-// Reads in parallel: like the CLI (LoadRankTraces), one file per thread, at most this many
-// (each thread holds a reader window and its nodes).
-constexpr size_t kMaxReadThreads = 2;
 
 struct FileRead {
   StatusOr<std::vector<analysis::GraphNodes>> nodes = InternalError("not read");
@@ -65,8 +62,9 @@ std::shared_ptr<TraceData> TraceData::Load(const std::vector<std::string>& paths
     auto work = [&] {
       for (size_t i = next++; i < paths.size(); i = next++) reads[i] = ReadFile(paths[i]);
     };
-    const size_t threads = std::min(
-        {paths.size(), kMaxReadThreads, size_t{std::max(1u, std::thread::hardware_concurrency())}});
+    // As the CLI (LoadRankTraces): a file per thread, as many threads as cores.
+    const size_t threads =
+        std::min(paths.size(), size_t{std::max(1u, std::thread::hardware_concurrency())});
     std::vector<std::thread> pool;
     for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
     work();

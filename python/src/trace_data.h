@@ -21,8 +21,8 @@ namespace nodescope::python {
 
 class TraceData {
  public:
-  // Reads every file on up to two threads, releasing the GIL; raises the nodescope.Error of the
-  // first file that fails.
+  // Reads every file, a file per core as the CLI does, releasing the GIL; raises the
+  // nodescope.Error of the first file that fails.
   static std::shared_ptr<TraceData> Load(const std::vector<std::string>& paths);
 
   const std::vector<std::string>& paths() const { return paths_; }
