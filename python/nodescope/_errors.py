@@ -31,6 +31,16 @@ class InvalidArgumentError(Error, ValueError):
     """A bad argument: an unknown option, an empty list of traces."""
 
 
+class NodescopeWarning(UserWarning):
+    """A warning of the nodescope library (records dropped, a vendor quirk...), as it would
+    print on stderr; ``id`` in the message's brackets is its stable id."""
+
+
+class TraceWarning(NodescopeWarning):
+    """A trace that was read, but whose figures need care: aliased node keys (figures mixing
+    different nodes), nodes past the limits left out, percentiles from a sample of replays."""
+
+
 # base/status.h's StatusCode values.
 _BY_CODE = {1: InvalidArgumentError, 2: TraceNotFoundError, 6: TraceError, 8: TraceNotFoundError}
 
@@ -54,9 +64,7 @@ class NoDeviceError(Error):
     """No GPU, driver or vendor runtime to trace, or no backend library that can load here."""
 
 
-class NodescopeWarning(UserWarning):
-    """A warning of the nodescope library (records dropped, a vendor quirk...), as it would
-    print on stderr; ``id`` in the message's brackets is its stable id."""
+
 
 
 _SESSION_BY_NAME = {

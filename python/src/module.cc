@@ -3,35 +3,52 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "tables.h"
+#include "analysis/stats/gpu_activity.h"
+#include "trace_data.h"
 
 namespace py = pybind11;
 
-namespace nodescope::python {
-
-void ThrowStatus(const Status& status) {
-  py::gil_scoped_acquire gil;
-  py::object error = py::module_::import("nodescope._errors")
-                         .attr("from_status")(static_cast<int>(status.code()),
-                                              StatusCodeName(status.code()), status.message());
-  PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.ptr())), error.ptr());
-  throw py::error_already_set();
-}
-
-}  // namespace nodescope::python
-
 PYBIND11_MODULE(_nodescope, m) {
-  using namespace nodescope::python;
+  using nodescope::python::TraceData;
   m.doc() = "nodescope's analysis library (private: use the nodescope package).";
-  m.def("node_columns", &NodeColumns, py::arg("paths"),
-        "Per-(rank, graph, node) statistics of the traces, as columns.");
-  m.def("overview_columns", &OverviewColumns, py::arg("paths"),
-        "The overview lines (graphs and eager work) of every rank, as columns.");
-  m.def("kernel_columns", &KernelColumns, py::arg("path"),
-        "One row per GPU activity of the trace, as columns.");
-  m.def("check_report", &CheckReport, py::arg("path"),
-        "The graph-node key check of one trace file (`nodescope check`).");
+  py::class_<TraceData, std::shared_ptr<TraceData>>(
+      m, "TraceData", "Traces read and validated once (private: see nodescope.Trace).")
+      .def_static("load", &TraceData::Load, py::arg("paths"),
+                  "Reads and checks every file; raises nodescope.TraceError on a bad byte.")
+      .def_property_readonly("paths", &TraceData::paths)
+      .def("node_columns", &TraceData::NodeColumns,
+           "Per-(rank, graph, node) statistics, as columns.")
+      .def("overview_columns", &TraceData::OverviewColumns,
+           "The overview lines (graphs and eager work) of every rank, as columns.")
+      .def("check_reports", &TraceData::CheckReports,
+           "The graph-node key check of each file (`nodescope check`).")
+      .def("summary", &TraceData::Summary, "Counts per rank, for the Trace's repr.")
+      .def("warnings", &TraceData::Warnings, "What `nodescope nodes` warns about, a line each.")
+      .def("diff_columns", &TraceData::DiffColumns, py::arg("other"),
+           "The first rank's nodes aligned with other's, as `nodescope nodes --diff`.")
+      .def(
+          "plot",
+          [](const TraceData& t, std::optional<uint64_t> graph, std::vector<uint64_t> nodes,
+             bool heatmap, size_t top, int width, std::string source, bool html) {
+            nodescope::analysis::PlotOptions o;
+            o.graph_id = graph;
+            o.node_ids = std::move(nodes);
+            o.heatmap = heatmap;
+            o.max_graphs = top;
+            o.width = width;
+            o.source = std::move(source);
+            return t.Plot(o, html);
+          },
+          py::arg("graph"), py::arg("nodes"), py::arg("heatmap"), py::arg("top"), py::arg("width"),
+          py::arg("source"), py::arg("html"),
+          "`nodescope plot`'s SVG or HTML document and what it left out.");
+  m.def("kernel_columns", &nodescope::python::KernelColumns, py::arg("path"),
+        "One row per GPU activity of the file (read again), as columns.");
+  py::list kinds;
+  for (const char* k : nodescope::analysis::kGpuActivityKindNames) kinds.append(k);
+  m.attr("KERNEL_KINDS") = kinds;
 }

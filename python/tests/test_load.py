@@ -57,15 +57,22 @@ def test_valid_trace_loads(name):
 
 
 @pytest.mark.parametrize("name,offset", sorted(INVALID.items()))
-def test_invalid_trace_raises_with_offset(name, offset):
-    t = nodescope.load(path(name))
-    for table in (t.nodes, t.kernels, t.check):
-        with pytest.raises(nodescope.TraceError) as e:
-            table()
-        assert e.value.offset == offset, str(e.value)
-        assert e.value.code == "DATA_LOSS"
-        assert path(name) in str(e.value)
-        assert isinstance(e.value, nodescope.Error)
+def test_invalid_trace_raises_with_offset(cli, name, offset):
+    # At load(): the files are read and checked there, not when a table is asked for.
+    with pytest.raises(nodescope.TraceError) as e:
+        nodescope.load(path(name))
+    assert e.value.offset == offset, str(e.value)
+    assert e.value.code == "DATA_LOSS"
+    assert path(name) in str(e.value)
+    assert isinstance(e.value, nodescope.Error)
+    # The CLI names the same byte.
+    run = subprocess.run([cli, "check", path(name)], capture_output=True, text=True)
+    assert run.returncode == 2
+    assert f"byte {offset}" in run.stderr, run.stderr
+    # Also as one file among valid ones: the whole load fails.
+    with pytest.raises(nodescope.TraceError) as e:
+        nodescope.load([path("clean.json"), path(name)])
+    assert e.value.offset == offset
 
 
 def test_missing_file_raises():
@@ -153,8 +160,9 @@ def test_check_verdicts():
 
 def test_kernels_columns():
     k = nodescope.load(path("forkjoin_dag_h200.json")).kernels()
-    assert list(k.columns) == ["ts_us", "dur_us", "name", "cat", "device", "stream",
+    assert list(k.columns) == ["ts", "dur", "name", "kind", "cat", "device", "stream",
                                "correlation", "graph_id", "node_id", "ordinal", "rank", "scope",
-                               "source"]
-    assert len(k) > 0 and (k.dur_us >= 0).all()
+                               "sampled", "source"]
+    assert len(k) > 0 and (k.dur >= 0).all()
+    assert set(k.kind) == {"kernel"} and not k.sampled.any()
     assert "dag_branch_b(long long)" in set(k.name)

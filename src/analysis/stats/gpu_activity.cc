@@ -18,6 +18,13 @@ constexpr uint64_t kBytesPerEventAtLeast = 128;
 // Each distinct text once; looked up without a copy (the common case: a name seen before).
 class StringIndex {
  public:
+  // The text's code, compared first with the last text asked for (a category or scope repeats
+  // from one event to the next: no hash then).
+  uint32_t OfRepeated(std::string_view s, uint32_t& last) {
+    if (texts_[last] == s) return last;
+    last = Of(s);
+    return last;
+  }
   StringIndex() { Of(""); }
   uint32_t Of(std::string_view s) {
     auto it = index_.find(s);
@@ -54,11 +61,23 @@ int64_t DeviceOf(const TraceEvent& e) {
   return merged ? e.pid.number & ((int64_t{1} << kMergePidBits) - 1) : e.pid.number;
 }
 
+GpuActivityKind KindOf(GpuEventKind kind) {
+  switch (kind) {
+    case GpuEventKind::kCopy:
+      return GpuActivityKind::kMemcpy;
+    case GpuEventKind::kFill:
+      return GpuActivityKind::kMemset;
+    default:
+      return GpuActivityKind::kKernel;
+  }
+}
+
 }  // namespace
 
 void GpuActivityTable::Reserve(size_t rows) {
   for (auto* v : {&ts_us, &dur_us}) v->reserve(rows);
   for (auto* v : {&name, &cat, &scope}) v->reserve(rows);
+  kind.reserve(rows);
   for (auto* v : {&device, &stream, &correlation, &graph_id, &node_id, &ordinal, &rank}) {
     v->reserve(rows);
   }
@@ -67,14 +86,17 @@ void GpuActivityTable::Reserve(size_t rows) {
 StatusOr<GpuActivityTable> CollectGpuActivities(const std::string& path) {
   GpuActivityTable t;
   StringIndex strings;
+  uint32_t last_name = 0, last_cat = 0, last_scope = 0;
   auto visit = [&](const TraceEvent& e) -> Status {
     RETURN_IF_ERROR(CheckEvent(e));
-    if (ClassifyCategory(e.cat) == GpuEventKind::kNone) return OkStatus();
+    const GpuEventKind kind = ClassifyCategory(e.cat);
+    if (kind == GpuEventKind::kNone) return OkStatus();
     t.ts_us.push_back(e.ts_us.value_or(NAN));
     t.dur_us.push_back(e.dur_us.value_or(NAN));
-    t.name.push_back(strings.Of(e.name));
-    t.cat.push_back(strings.Of(e.cat));
-    t.scope.push_back(strings.Of(e.scope.value_or("")));
+    t.name.push_back(strings.OfRepeated(e.name, last_name));
+    t.cat.push_back(strings.OfRepeated(e.cat, last_cat));
+    t.scope.push_back(strings.OfRepeated(e.scope.value_or(""), last_scope));
+    t.kind.push_back(static_cast<uint8_t>(KindOf(kind)));
     t.device.push_back(DeviceOf(e));
     t.stream.push_back(e.tid.kind == TraceId::Kind::kNumber ? e.tid.number : kMissing);
     t.correlation.push_back(e.correlation.value_or(kMissing));

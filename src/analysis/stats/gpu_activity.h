@@ -9,25 +9,32 @@
 
 #include "analysis/reader/trace_reader.h"
 #include "analysis/stats/alias_check.h"
+#include "analysis/stats/huge_page_allocator.h"
 #include "base/status.h"
 
 namespace nodescope::analysis {
 
-// Columns of equal length; a missing value is NaN (doubles) or -1 (integers). Names are
-// indices into `strings` (each distinct name, cat and scope text once).
+// What an activity is, by its "cat" (ClassifyCategory), as `nodescope nodes` names it.
+enum class GpuActivityKind : uint8_t { kKernel = 0, kMemcpy = 1, kMemset = 2 };
+inline constexpr const char* kGpuActivityKindNames[] = {"kernel", "memcpy", "memset"};
+
+// Columns of equal length (huge-page backed: filled at the read's pace); a missing value is NaN
+// (doubles) or -1 (integers). Names are indices into `strings` (each distinct name, cat and scope
+// text once).
 struct GpuActivityTable {
-  std::vector<double> ts_us;
-  std::vector<double> dur_us;
-  std::vector<uint32_t> name;
-  std::vector<uint32_t> cat;
-  std::vector<uint32_t> scope;  // index of "" when the event has no scope
-  std::vector<int64_t> device;  // "pid" when a number (kineto: the device), else -1
-  std::vector<int64_t> stream;  // "tid" when a number (kineto: the stream), else -1
-  std::vector<int64_t> correlation;
-  std::vector<int64_t> graph_id;  // -1: not launched by a graph (or the keys are 0)
-  std::vector<int64_t> node_id;
-  std::vector<int64_t> ordinal;  // node id & 0xffffffff, -1 without keys
-  std::vector<int64_t> rank;     // the trace's rank, a merged trace's rank by process; else -1
+  Column<double> ts_us;
+  Column<double> dur_us;
+  Column<uint32_t> name;
+  Column<uint32_t> cat;
+  Column<uint32_t> scope;  // index of "" when the event has no scope
+  Column<uint8_t> kind;    // GpuActivityKind: what `nodescope nodes` calls it
+  Column<int64_t> device;  // "pid" when a number (kineto: the device), else -1
+  Column<int64_t> stream;  // "tid" when a number (kineto: the stream), else -1
+  Column<int64_t> correlation;
+  Column<int64_t> graph_id;  // -1: not launched by a graph (or the keys are 0)
+  Column<int64_t> node_id;
+  Column<int64_t> ordinal;  // node id & 0xffffffff, -1 without keys
+  Column<int64_t> rank;     // the trace's rank, a merged trace's rank by process; else -1
   std::vector<std::string> strings;
   TraceMetadata metadata;
 

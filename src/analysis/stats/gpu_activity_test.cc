@@ -3,8 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <string>
+
+#include "analysis/stats/node_series.h"
 
 namespace nodescope::analysis {
 namespace {
@@ -47,6 +50,46 @@ TEST(GpuActivityTest, RefusedEventsAreErrorsWithTheirByte) {
     EXPECT_NE(t.status().message().find(": byte "), std::string::npos) << t.status().message();
     EXPECT_FALSE(CheckTraceFile(Testdata(name)).ok());
   }
+}
+
+TEST(GpuActivityTest, KindNamesKernelsCopiesAndFills) {
+  // clean.json: 27 kernels, 5 "gpu_memcpy", 5 "gpu_memset" (and 5 runtime calls, not rows).
+  StatusOr<GpuActivityTable> t = CollectGpuActivities(Testdata("clean.json"));
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ASSERT_EQ(t->kind.size(), t->size());
+  std::map<std::string, std::set<std::string>> kinds;  // cat -> kind names
+  for (size_t i = 0; i < t->size(); ++i) {
+    kinds[t->strings[t->cat[i]]].insert(kGpuActivityKindNames[t->kind[i]]);
+  }
+  EXPECT_EQ(kinds,
+            (std::map<std::string, std::set<std::string>>{
+                {"kernel", {"kernel"}}, {"gpu_memcpy", {"memcpy"}}, {"gpu_memset", {"memset"}}}));
+  EXPECT_EQ(t->size(), 37u);
+}
+
+// CollectNodeSeriesPerProcess's second visitor (the Python package's load() counts the keys
+// with it): it sees every event the grouping accepted, the nodes are the same, and its error
+// stops the read.
+TEST(GpuActivityTest, NodeSeriesHandsEveryEventToASecondVisitor) {
+  const std::string path = Testdata("merged_4x2.json");
+  uint64_t seen = 0;
+  StatusOr<std::vector<GraphNodes>> also =
+      CollectNodeSeriesPerProcess(path, nullptr, {}, [&seen](const TraceEvent&) {
+        ++seen;
+        return OkStatus();
+      });
+  StatusOr<std::vector<GraphNodes>> plain = CollectNodeSeriesPerProcess(path);
+  StatusOr<AliasReport> report = CheckTraceFile(path);
+  ASSERT_TRUE(also.ok() && plain.ok() && report.ok());
+  EXPECT_EQ(seen, report->events);
+  ASSERT_EQ(also->size(), plain->size());
+  for (size_t p = 0; p < plain->size(); ++p) {
+    EXPECT_EQ((*also)[p].nodes.size(), (*plain)[p].nodes.size());
+  }
+  StatusOr<std::vector<GraphNodes>> stopped = CollectNodeSeriesPerProcess(
+      path, nullptr, {}, [](const TraceEvent&) { return InternalError("enough"); });
+  ASSERT_FALSE(stopped.ok());
+  EXPECT_EQ(stopped.status().message(), "enough");
 }
 
 }  // namespace

@@ -330,12 +330,21 @@ struct Grouper {
 StatusOr<std::vector<GraphNodes>> CollectNodeSeriesPerProcess(const std::string& path,
                                                               const ProgressFn& progress,
                                                               const NodeSeriesOptions& limits) {
+  return CollectNodeSeriesPerProcess(path, progress, limits, nullptr);
+}
+
+StatusOr<std::vector<GraphNodes>> CollectNodeSeriesPerProcess(const std::string& path,
+                                                              const ProgressFn& progress,
+                                                              const NodeSeriesOptions& limits,
+                                                              const TraceEventVisitor& also) {
   Grouper g(limits, /*by_process=*/true);
   TraceReadOptions options;
   options.progress = progress;
-  ASSIGN_OR_RETURN(TraceMetadata metadata,
-                   ReadTraceFile(
-                       path, [&g](const TraceEvent& e) { return g.Visit(e); }, options));
+  auto visit = [&g, &also](const TraceEvent& e) {
+    RETURN_IF_ERROR(g.Visit(e));
+    return also ? also(e) : OkStatus();
+  };
+  ASSIGN_OR_RETURN(TraceMetadata metadata, ReadTraceFile(path, visit, options));
   return g.Finish(metadata);
 }
 

@@ -142,6 +142,13 @@ StatusOr<GraphNodes> CollectNodeSeriesFromText(std::string_view name, std::strin
 StatusOr<std::vector<GraphNodes>> CollectNodeSeriesPerProcess(const std::string& path,
                                                               const ProgressFn& progress = nullptr,
                                                               const NodeSeriesOptions& limits = {});
+// The same in the same read, handing each event the grouping accepted (CheckEvent) to `also`
+// too: the Python package's load() counts the keys (`check`) in the read that groups the nodes.
+// A non-OK status from `also` stops the read and is returned.
+StatusOr<std::vector<GraphNodes>> CollectNodeSeriesPerProcess(const std::string& path,
+                                                              const ProgressFn& progress,
+                                                              const NodeSeriesOptions& limits,
+                                                              const TraceEventVisitor& also);
 StatusOr<std::vector<GraphNodes>> CollectNodeSeriesPerProcessFromText(
     std::string_view name, std::string_view json, const NodeSeriesOptions& limits = {});
 
