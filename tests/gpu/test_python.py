@@ -31,6 +31,14 @@ root = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), 
 venv = os.path.join(tmp, "venv")
 subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", venv], check=True)
 py = os.path.join(venv, "bin", "python")
+if sys.prefix != sys.base_prefix:
+    # This Python is itself a venv (the GPU machine's /opt/torch/.venv): a venv made from it sees
+    # the base interpreter's packages, not this one's, so its site-packages are named in a .pth.
+    import site
+    here = subprocess.run([py, "-c", "import site; print(site.getsitepackages()[0])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    with open(os.path.join(here, "parent_venv.pth"), "w") as f:
+        f.write("\n".join(site.getsitepackages()) + "\n")
 env = dict(os.environ)
 if "CUDAToolkit_ROOT" not in env and os.path.exists("/usr/local/cuda/bin/nvcc"):
     env["CUDAToolkit_ROOT"] = "/usr/local/cuda"  # the CUDA backend needs CUPTI's headers
