@@ -7,12 +7,11 @@
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
-#include <deque>
 #include <string>
-#include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
+
+#include "analysis/stats/string_index.h"
 
 namespace nodescope::python {
 
@@ -30,26 +29,14 @@ inline pybind11::array BoolArray(std::vector<uint8_t>&& v) {
   return MoveArray(std::move(v)).attr("view")("bool");
 }
 
-// Each distinct text once, by code.
-class StringCodes {
+// Each distinct text once, by code; List() gives the codes' texts to Python.
+class StringCodes : public analysis::StringIndex {
  public:
-  uint32_t Of(std::string_view s) {
-    auto it = index_.find(s);
-    if (it != index_.end()) return it->second;
-    const auto code = static_cast<uint32_t>(texts_.size());
-    texts_.emplace_back(s);  // a deque: the views in index_ stay valid
-    index_.emplace(texts_.back(), code);
-    return code;
-  }
   pybind11::list List() const {
     pybind11::list out;
-    for (const std::string& s : texts_) out.append(pybind11::str(s));
+    for (const std::string& s : texts()) out.append(pybind11::str(s));
     return out;
   }
-
- private:
-  std::deque<std::string> texts_;
-  std::unordered_map<std::string_view, uint32_t> index_;
 };
 
 }  // namespace nodescope::python

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 
+#include "api/fake_window_tracer.h"
 #include "backends/backend.h"
 #include "backends/ring_window.h"
 #include "base/clock.h"
@@ -25,7 +26,7 @@ TracerOptions g_started_with;  // the options the last fake backend started with
 int g_starts = 0;
 
 // Each Flush() decodes one kernel, as a backend's buffer completion would.
-class OptionsFakeTracer : public Tracer {
+class OptionsFakeTracer : public FakeWindowTracer {
  public:
   explicit OptionsFakeTracer(bool can_sample) : can_sample_(can_sample) {}
   std::string_view name() const override { return can_sample_ ? "fake_sampler" : "fake"; }
@@ -33,44 +34,15 @@ class OptionsFakeTracer : public Tracer {
   Status Start(const TracerOptions& options) override {
     g_started_with = options;
     ++g_starts;
-    trace_.start_ns = NowNs();
-    name_ = trace_.strings.Intern("k");
-    return OkStatus();
+    return FakeWindowTracer::Start(options);
   }
-  Status Stop() override {
-    std::lock_guard<std::mutex> lock(mu_);
-    trace_.end_ns = NowNs();
-    return OkStatus();
-  }
-  Trace& trace() override { return trace_; }
   Status Flush() override {
-    std::lock_guard<std::mutex> lock(mu_);
-    GpuActivity a{};
-    a.kind = ActivityKind::kKernel;
-    a.correlation_id = ++seq_;
-    a.start_ns = NowNs();
-    a.end_ns = a.start_ns + 1;
-    a.kernel.name = name_;
-    trace_.gpu.push_back(a);
-    return OkStatus();
-  }
-  uint64_t HeldRecords() override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return trace_.gpu.held();
-  }
-  Status SnapshotWindow(Trace* out, bool release) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    CopyWindow(trace_, NowNs(), release, out);
-    FinishWindowCopy(out);
+    Decode(1);
     return OkStatus();
   }
 
  private:
   bool can_sample_;
-  std::mutex mu_;
-  Trace trace_;
-  uint32_t seq_ = 0;
-  StringId name_ = 0;
 };
 
 [[maybe_unused]] const bool kRegistered =

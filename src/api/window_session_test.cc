@@ -15,6 +15,7 @@
 #include <string>
 #include <thread>
 
+#include "api/fake_window_tracer.h"
 #include "api/tracing_session.h"
 #include "backends/ring_window.h"
 #include "base/clock.h"
@@ -26,59 +27,15 @@ namespace {
 
 // Decodes one batch of `n` kernels (graph 1, 4 nodes; correlation id = their sequence number,
 // start_ns = now, strictly increasing), then trims, as a backend's buffer completion does.
-class WindowFakeTracer : public Tracer {
+class WindowFakeTracer : public FakeWindowTracer {
  public:
   std::string_view name() const override { return "fake_window"; }
-  Status Start(const TracerOptions& options) override {
-    ring_ = options.ring;
-    trace_.start_ns = NowNs();
-    name_ = trace_.strings.Intern("k");
-    return OkStatus();
-  }
-  Status Stop() override {
-    std::lock_guard<std::mutex> lock(mu_);
-    trace_.end_ns = NowNs();
-    return OkStatus();
-  }
-  Trace& trace() override { return trace_; }
   Status Flush() override {
     ++flushes_;
     return OkStatus();
   }
-  Status SnapshotWindow(Trace* out, bool release) override {
-    std::lock_guard<std::mutex> lock(mu_);
-    CopyWindow(trace_, NowNs(), release, out);
-    FinishWindowCopy(out);
-    return OkStatus();
-  }
-  uint64_t HeldRecords() override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return trace_.gpu.held() + trace_.api.held();
-  }
-  void Batch(size_t n) {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (size_t i = 0; i < n; ++i) {
-      GpuActivity a{};
-      a.kind = ActivityKind::kKernel;
-      a.correlation_id = ++seq_;
-      last_ns_ = a.start_ns = std::max(NowNs(), last_ns_ + 1);
-      a.end_ns = a.start_ns + 1;
-      a.graph_id = 1;
-      a.graph_node_id = (uint64_t{1} << 32) | (seq_ % 4);
-      a.kernel.name = name_;
-      trace_.gpu.push_back(a);
-    }
-    TrimWindow(ring_, last_ns_, &trace_);
-  }
+  void Batch(size_t n) { Decode(n); }
   std::atomic<int> flushes_{0};
-
- private:
-  std::mutex mu_;
-  Trace trace_;
-  WindowPolicy ring_;
-  uint32_t seq_ = 0;
-  uint64_t last_ns_ = 0;
-  StringId name_ = 0;
 };
 WindowFakeTracer* g_tracer = nullptr;
 

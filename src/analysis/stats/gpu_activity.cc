@@ -1,12 +1,11 @@
 #include "analysis/stats/gpu_activity.h"
 
+#include <sys/stat.h>
+
 #include <cmath>
-#include <deque>
-#include <iterator>
-#include <string_view>
-#include <unordered_map>
 
 #include "analysis/stats/event_checks.h"
+#include "analysis/stats/string_index.h"
 
 namespace nodescope::analysis {
 namespace {
@@ -14,35 +13,6 @@ namespace {
 constexpr int64_t kMissing = -1;
 constexpr uint64_t kOrdinalMask = 0xffffffffULL;
 constexpr uint64_t kBytesPerEventAtLeast = 128;
-
-// Each distinct text once; looked up without a copy (the common case: a name seen before).
-class StringIndex {
- public:
-  // The text's code, compared first with the last text asked for (a category or scope repeats
-  // from one event to the next: no hash then).
-  uint32_t OfRepeated(std::string_view s, uint32_t& last) {
-    if (texts_[last] == s) return last;
-    last = Of(s);
-    return last;
-  }
-  StringIndex() { Of(""); }
-  uint32_t Of(std::string_view s) {
-    auto it = index_.find(s);
-    if (it != index_.end()) return it->second;
-    const auto id = static_cast<uint32_t>(texts_.size());
-    texts_.emplace_back(s);  // a deque: the views in index_ stay valid
-    index_.emplace(texts_.back(), id);
-    return id;
-  }
-  std::vector<std::string> Take() {
-    return std::vector<std::string>(std::make_move_iterator(texts_.begin()),
-                                    std::make_move_iterator(texts_.end()));
-  }
-
- private:
-  std::deque<std::string> texts_;
-  std::unordered_map<std::string_view, uint32_t> index_;
-};
 
 int64_t RankOf(const TraceEvent& e) {
   const TraceMetadata* m = e.metadata;
@@ -86,7 +56,8 @@ void GpuActivityTable::Reserve(size_t rows) {
 StatusOr<GpuActivityTable> CollectGpuActivities(const std::string& path) {
   GpuActivityTable t;
   StringIndex strings;
-  uint32_t last_name = 0, last_cat = 0, last_scope = 0;
+  const uint32_t empty = strings.Of("");  // code 0: no scope
+  uint32_t last_name = empty, last_cat = empty, last_scope = empty;
   auto visit = [&](const TraceEvent& e) -> Status {
     RETURN_IF_ERROR(CheckEvent(e));
     const GpuEventKind kind = ClassifyCategory(e.cat);
@@ -108,15 +79,14 @@ StatusOr<GpuActivityTable> CollectGpuActivities(const std::string& path) {
     return OkStatus();
   };
   // Columns sized once from the file's size (an event of kineto's schema takes over
-  // kBytesPerEventAtLeast bytes), not grown by doubling: growing copies and faults in most of
-  // the time otherwise. A compressed trace's size undercounts; its columns grow past it.
-  TraceReadOptions options;
-  options.progress = [&t, reserved = false](uint64_t, uint64_t file_bytes) mutable {
-    if (reserved || file_bytes == 0) return;
-    reserved = true;
-    t.Reserve(static_cast<size_t>(file_bytes / kBytesPerEventAtLeast));
-  };
-  ASSIGN_OR_RETURN(t.metadata, ReadTraceFile(path, visit, options));
+  // kBytesPerEventAtLeast bytes), before the first event, not grown by doubling: growing copies
+  // and faults in most of the time otherwise. A compressed trace's size undercounts; its columns
+  // grow past it.
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    t.Reserve(static_cast<size_t>(static_cast<uint64_t>(st.st_size) / kBytesPerEventAtLeast));
+  }
+  ASSIGN_OR_RETURN(t.metadata, ReadTraceFile(path, visit));
   t.strings = strings.Take();
   // A rank that the trace writes after its events (kineto's distributedInfo) applies to all.
   if (t.metadata.merged_ranks.empty() && t.metadata.rank) {
