@@ -17,7 +17,7 @@ CudaDriver Load() {
   void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) {
     const char* err = dlerror();
-    d.load_error = err != nullptr ? err : "libcuda.so.1 not found";
+    d.load_error = err != nullptr && *err != '\0' ? err : "libcuda.so.1 not found";
     return d;
   }
   bool ok = Bind(lib, "cuInit", &d.cuInit) && Bind(lib, "cuGetErrorString", &d.cuGetErrorString) &&

@@ -4,6 +4,8 @@
 
 #include <cuda.h>
 
+#include <string>
+
 namespace nodescope::cupti {
 
 struct CudaDriver {
@@ -24,9 +26,11 @@ struct CudaDriver {
                               size_t*) = nullptr;
   CUresult (*cuGraphNodeGetType)(CUgraphNode, CUgraphNodeType*) = nullptr;
   CUresult (*cuGraphChildGraphNodeGetGraph)(CUgraphNode, CUgraph*) = nullptr;
-  const char* load_error = nullptr;  // dlerror() text when the driver could not be loaded
+  // Why the driver could not be loaded (a copy of dlerror()'s text, which the next dl call
+  // overwrites); empty when it was.
+  std::string load_error;
 
-  bool ok() const { return load_error == nullptr; }
+  bool ok() const { return load_error.empty(); }
   bool can_read_graphs() const {
     return cuGraphGetNodes != nullptr && cuGraphGetEdges != nullptr &&
            cuGraphNodeGetType != nullptr && cuGraphChildGraphNodeGetGraph != nullptr;

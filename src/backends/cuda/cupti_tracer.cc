@@ -147,8 +147,10 @@ Status NoDeviceReason(const Status& subscribe_failed) {
   const CudaDriver& cu = Driver();
   std::string why;
   int n = 0;
-  if (!cu.ok()) {  // (load_error, dlerror()'s text, is not kept valid: not quoted)
-    why = "no CUDA driver found (libcuda.so.1 cannot be loaded)";
+  if (!cu.ok()) {
+    why = "no CUDA driver found (";
+    why += cu.load_error;
+    why += ")";
   } else if (cu.cuInit(0) != CUDA_SUCCESS) {
     why = "the CUDA driver failed to initialise: is an NVIDIA GPU present?";
   } else if (cu.cuDeviceGetCount(&n) != CUDA_SUCCESS || n == 0) {
