@@ -68,12 +68,7 @@ void BM_CollectGpuActivities(benchmark::State& state) {
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * rows));
 }
-BENCHMARK(BM_CollectGpuActivities)
-    ->ArgName("prefault")
-    ->Arg(0)
-    ->Arg(1)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CollectGpuActivities)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 void BM_CheckTraceFile(benchmark::State& state) {
   const std::string& path = TraceFile();
