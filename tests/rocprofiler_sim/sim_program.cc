@@ -250,16 +250,27 @@ int main(int argc, char** argv) {
     }
     for (auto& th : threads) th.join();
   } else if (c == "exit_midrun" || c == "sigint_midrun") {
+    static std::atomic<long> launched{0};
     for (int t = 0; t < 2; ++t) {
       simStream_t s = Stream();
       simGraphExec_t e = Instantiate(Chain(Kernels(c + std::to_string(t) + "_k", 4), nullptr));
       std::thread([e, s] {
-        for (;;) CHECK(simhipGraphLaunch(e, s));
+        for (;;) {
+          CHECK(simhipGraphLaunch(e, s));
+          launched.fetch_add(1, std::memory_order_relaxed);
+        }
       }).detach();
       std::printf("expect nodes=4 replays=unknown\n");
     }
     std::fflush(stdout);
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    // Mid-run: 50 ms and some replays done (a loaded machine may not have run the threads yet;
+    // a trace without GPU work is no trace), at most 10 s.
+    const auto start = std::chrono::steady_clock::now();
+    while (std::chrono::steady_clock::now() - start < std::chrono::milliseconds(50) ||
+           (launched.load(std::memory_order_relaxed) < 64 &&
+            std::chrono::steady_clock::now() - start < std::chrono::seconds(10))) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
     if (c == "sigint_midrun") std::raise(SIGINT);
     std::exit(0);
   } else if (c == "fork_signals") {
