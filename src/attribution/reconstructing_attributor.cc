@@ -167,12 +167,37 @@ void ReconstructingAttributor::LaunchBegin(ThreadState* t, uint64_t exec_handle,
   LaunchSlot* slot = t->log_.NewSlot(&seq);
   if (slot != nullptr) {
     const Exec exec = ExecFor(t, exec_handle);
+    slot->orphans_at_begin.store(foreign_.load(std::memory_order_seq_cst),
+                                 std::memory_order_relaxed);
     slot->version.store(exec.version, std::memory_order_relaxed);
     slot->stream.store(stream, std::memory_order_seq_cst);  // LaunchLog::StreamOf reads it
     slot->graph_id.store(exec.graph_id, std::memory_order_release);
     if (t->depth_ == 0) RecordPeers(t, slot, seq, false);
   }
   t->frames_[t->depth_++] = ThreadState::Frame{slot, seq, 0, correlation};
+}
+
+void ReconstructingAttributor::PlainBegin(ThreadState* t, uint64_t correlation, uint64_t stream) {
+  if (t == nullptr) return;
+  if (t->depth_ == kMaxDepth) {
+    ++t->overflow_;
+    return;
+  }
+  uint32_t seq = 0;
+  LaunchSlot* slot = t->log_.NewSlot(&seq);
+  if (slot != nullptr) {
+    slot->orphans_at_begin.store(foreign_.load(std::memory_order_seq_cst),
+                                 std::memory_order_relaxed);
+    slot->plain.store(1, std::memory_order_relaxed);
+    slot->stream.store(stream, std::memory_order_seq_cst);
+    slot->graph_id.store(0, std::memory_order_release);
+    if (t->depth_ == 0) RecordPeers(t, slot, seq, false);
+  }
+  t->frames_[t->depth_++] = ThreadState::Frame{slot, seq, 0, correlation};
+}
+
+bool ReconstructingAttributor::LaunchOpen(const ThreadState* t) {
+  return t != nullptr && (t->depth_ > 0 || t->overflow_ > 0);
 }
 
 void ReconstructingAttributor::LaunchEnd(ThreadState* t) {
@@ -241,6 +266,17 @@ inline void ReconstructingAttributor::Verify(GpuActivity& a, uint64_t tag, Launc
     withheld_.Add(thread_known ? WithheldReason::kLaunchReleased : WithheldReason::kWrongLaunch);
     return;
   }
+  if (slot->plain.load(std::memory_order_relaxed) != 0) {
+    // A plain call's dispatch: never keyed. Its correlation id (so its user range) stands only
+    // where its writer is proven: no foreign writer, no unproven peer, exactly one dispatch.
+    if (wrong || hazard == Hazard::kWithheld || slot->foreign == 2 ||
+        slot->ended.load(std::memory_order_acquire) == 0 ||
+        slot->dispatches.load(std::memory_order_relaxed) != 1) {
+      a.correlation_id = 0;
+      ++plain_unproven_;
+    }
+    return;
+  }
   uint32_t graph_id = slot->graph_id.load(std::memory_order_acquire);
   if (graph_id == 0) {
     withheld_.Add(WithheldReason::kGraphIdTooLarge);
@@ -252,6 +288,10 @@ inline void ReconstructingAttributor::Verify(GpuActivity& a, uint64_t tag, Launc
   }
   if (slot->ended.load(std::memory_order_acquire) == 0) {
     withheld_.Add(WithheldReason::kLaunchInProgress);
+    return;
+  }
+  if (slot->foreign == 2) {
+    withheld_.Add(WithheldReason::kForeignWriter);
     return;
   }
   if (hazard == Hazard::kWithheld) {
@@ -302,12 +342,36 @@ bool ReconstructingAttributor::Resolve(GpuActivity& a, uint64_t tag, uint64_t qu
   LaunchSlot* slot = tag != 0 ? DecoderSlot(tag, &log, &chunk) : nullptr;
   // The hazard first, before anything is learned from a launch that may hold another's work.
   Hazard hazard = Hazard::kProven;
-  if (slot != nullptr && slot->ended.load(std::memory_order_acquire) != 0 &&
-      slot->peer_count.load(std::memory_order_acquire) != 0) {
-    hazard = HazardVerdict(slot, queue, final);
-    if (hazard == Hazard::kUndecided) return false;
+  if (slot != nullptr) {
+    if (slot->ended.load(std::memory_order_acquire) == 0) {
+      // Decoded before its launch returned: decided again after later batches, withheld as
+      // launch_in_progress only if it is still open at the end (Finish).
+      if (!final) return false;
+    } else {
+      // Foreign writers: judged once per launch, after it ended. A thread with no launch open
+      // that processed packets while this launch was open (or since: its packets may have been
+      // left pending past its end) may hold some of its packets, unseen by any count.
+      if (slot->foreign == 0) {
+        slot->foreign = foreign_.load(std::memory_order_seq_cst) !=
+                                slot->orphans_at_begin.load(std::memory_order_relaxed)
+                            ? 2
+                            : 1;
+      }
+      if (slot->peer_count.load(std::memory_order_acquire) != 0) {
+        hazard = HazardVerdict(slot, queue, final);
+        if (hazard == Hazard::kUndecided) return false;
+      }
+    }
   }
+  const uint32_t correlation = a.correlation_id;
   Verify(a, tag, slot, log != nullptr, hazard);
+  // Work withheld from its graph key is withheld from its user range too: its correlation id is
+  // that of the thread that wrote the packet, which may be another thread's call (issue 29).
+  if (a.graph_id == 0 && (slot == nullptr || slot->plain.load(std::memory_order_relaxed) == 0)) {
+    a.correlation_id = 0;
+  } else if (a.graph_id != 0) {
+    a.correlation_id = correlation;
+  }
   if (slot != nullptr) log->Decided(slot, chunk);
   return true;
 }
@@ -405,7 +469,8 @@ ReconstructingAttributor::Hazard ReconstructingAttributor::HazardVerdict(LaunchS
   if (proven && unknown && !final) return Hazard::kUndecided;
   proven = proven && !unknown;
   slot->verdict = proven ? 1 : 2;
-  ++(proven ? hazard_proven_ : hazard_withheld_);
+  if (slot->plain.load(std::memory_order_relaxed) == 0)
+    ++(proven ? hazard_proven_ : hazard_withheld_);
   return proven ? Hazard::kProven : Hazard::kWithheld;
 }
 

@@ -67,6 +67,21 @@ class ReconstructingAttributor {
   // ---- Launching thread. `correlation`: the launch API call's id (0 = unknown); `stream`: the
   // stream launched on (0 = unknown: a launch with peers is then never proven). ----
   void LaunchBegin(ThreadState* t, uint64_t exec_handle, uint64_t correlation, uint64_t stream = 0);
+  // A plain (non-graph) dispatching call on `stream` (hipLaunchKernel, ...), closed by LaunchEnd:
+  // a peer of the graph launches it overlaps (in ROCr the thread ringing a queue's doorbell
+  // processes every valid packet on it, whoever wrote it), its dispatches tagged so their queue
+  // places its stream; never keyed. Issue 29.
+  void PlainBegin(ThreadState* t, uint64_t correlation, uint64_t stream);
+  // True when a launch or plain call is open on `t` (its dispatches get tags).
+  static bool LaunchOpen(const ThreadState* t);
+  // A dispatch packet processed on a thread with no launch open (ROCr's async doorbell thread, a
+  // runtime worker thread, a thread inside another call): counted; every launch open meanwhile,
+  // or not judged yet, is withheld as `foreign_writer`.
+  void OnForeignDispatch() { foreign_.fetch_add(1, std::memory_order_seq_cst); }
+  uint64_t foreign_dispatches() const { return foreign_.load(std::memory_order_relaxed); }
+  // Plain calls' dispatches whose writer could not be proven (their correlation id, and so their
+  // user range, cleared).
+  uint64_t plain_unproven() const { return plain_unproven_; }
   void LaunchEnd(ThreadState* t);
   // ---- The thread writing a packet: returns the tag the backend stores with the dispatch
   // (e.g. as its external correlation id); 0 when no launch is open on this thread. ----
@@ -186,6 +201,8 @@ class ReconstructingAttributor {
   std::unordered_map<uint64_t, uint64_t> stream_queue_;
   uint64_t observed_launch_ = 0, observed_queue_ = 0;  // the last launch ObserveQueue placed
   uint64_t hazard_proven_ = 0, hazard_withheld_ = 0;
+  std::atomic<uint64_t> foreign_{0};
+  uint64_t plain_unproven_ = 0;
 };
 
 }  // namespace nodescope
