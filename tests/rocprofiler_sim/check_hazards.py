@@ -188,7 +188,9 @@ def negative():
         # name, threads, queues, plain, env, what the plain recipe must show
         ("plain_launch_doorbell", 4, 4, 1, {"SIM_HAZARD_PERCENT": "1.5"}, "aliased"),
         ("rocr_async_overflow", 2, 8, 0, {"SIM_ASYNC_PERCENT": "2"}, "aliased"),
-        ("hip_worker_thread", 4, 4, 1, {"SIM_WORKER_PERCENT": "20"}, "aliased"),
+        # (the worker processes graph packets left pending: the doorbell hazard's batching on)
+        ("hip_worker_thread", 4, 4, 1, {"SIM_WORKER_PERCENT": "50", "SIM_HAZARD_PERCENT": "1.5"},
+         "aliased"),
         ("direct_dispatch_off", 2, 8, 1, {"AMD_DIRECT_DISPATCH": "0"}, "no keys"),
     ]
     for name, n, q, plain, extra, want in cases:

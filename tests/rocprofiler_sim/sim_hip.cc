@@ -184,6 +184,13 @@ void DeferToAsync(HwQueue* queue) {
 // packet, processing may stop there (the overflow list) and the rest go to ROCr's async thread.
 void Drain(HwQueue& queue, bool may_overflow) {
   Runtime& r = R();
+  // Overflow packets that could not all be submitted: no space for the others either
+  // (intercept_queue.cpp:333-342); the async handler's doorbell ring processes them later.
+  if (may_overflow && !queue.pending.empty() && r.config.async_per_million > 0 &&
+      NextRandom() < r.config.async_per_million) {
+    DeferToAsync(&queue);
+    return;
+  }
   while (!queue.pending.empty()) {
     HwQueue::Packet packet = queue.pending.front();
     queue.pending.pop_front();
@@ -443,11 +450,13 @@ int simhipLaunchKernel(simFunction_t function, simStream_t stream) {
                                                       NextRandom() < R().config.worker_per_million);
   if (worker) {
     const uint64_t launcher = sim::ThreadId();
+    stream->queue->launching.fetch_add(1, std::memory_order_relaxed);  // a launch in flight
     WorkerThread().Post([stream, function, launcher] {
       t_runtime_thread = true;
       std::lock_guard<std::mutex> lock(stream->queue->mutex);
       stream->queue->pending.push_back({function, stream->device, launcher, 1});
       Drain(*stream->queue);
+      stream->queue->launching.fetch_sub(1, std::memory_order_relaxed);
     });
     return call.Return(simSuccess);
   }
