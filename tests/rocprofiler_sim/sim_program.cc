@@ -238,6 +238,35 @@ int main(int argc, char** argv) {
     std::printf(
         "expect nodes=4 replays=150\nexpect nodes=4 replays=150\n"
         "expect nodes=4 replays=150\n");
+  } else if (c == "updateonly") {
+    // The kineto ROCm PR's exec-update row: a 4-node chain x 150, updated to 4 other kernels, 150
+    // more. One exec throughout.
+    simStream_t s = Stream();
+    simGraphExec_t e = Instantiate(Chain(Kernels("uo_a", 4), nullptr));
+    Replay(e, s, 150);
+    CHECK(simhipGraphExecUpdate(e, Chain(Kernels("uo_b", 4), nullptr)));
+    Replay(e, s, 150);
+    CHECK(simhipStreamSynchronize(s));
+    std::printf("expect nodes=4 replays=150\nexpect nodes=4 replays=150\n");
+  } else if (c == "destroyreuse") {
+    // The PR's destroy row: two execs replayed, the second destroyed, a third graph instantiated
+    // at its address (the simulator reuses it at once), replayed. 4-node chains, 100 replays each.
+    simStream_t s = Stream();
+    simGraphExec_t a = Instantiate(Chain(Kernels("dr_a", 4), nullptr));
+    simGraphExec_t b = Instantiate(Chain(Kernels("dr_b", 4), nullptr));
+    Replay(a, s, 100);
+    Replay(b, s, 100);
+    CHECK(simhipStreamSynchronize(s));
+    CHECK(simhipGraphExecDestroy(b));
+    simGraphExec_t c3 = Instantiate(Chain(Kernels("dr_c", 4), nullptr));
+    if (c3 != b) {
+      std::fprintf(stderr, "the simulator did not reuse the destroyed exec's address\n");
+      return 1;
+    }
+    Replay(c3, s, 100);
+    CHECK(simhipStreamSynchronize(s));
+    std::printf(
+        "expect nodes=4 replays=100\nexpect nodes=4 replays=100\nexpect nodes=4 replays=100\n");
   } else if (c == "setparams") {
     simStream_t s = Stream();
     std::vector<simGraphNode_t> nodes;
