@@ -1,6 +1,8 @@
 // Per-thread launch stacks, launch logs and the decode-time checks of reconstructed attribution.
 #include "attribution/reconstructing_attributor.h"
 
+#include <algorithm>
+
 #include "base/diagnostics.h"
 
 namespace nodescope {
@@ -352,10 +354,9 @@ bool ReconstructingAttributor::Resolve(GpuActivity& a, uint64_t tag, uint64_t qu
       // that processed packets while this launch was open (or since: its packets may have been
       // left pending past its end) may hold some of its packets, unseen by any count.
       if (slot->foreign == 0) {
-        slot->foreign = foreign_.load(std::memory_order_seq_cst) !=
-                                slot->orphans_at_begin.load(std::memory_order_relaxed)
-                            ? 2
-                            : 1;
+        const Foreign f = ForeignVerdict(slot, final);
+        if (f == Foreign::kUndecided) return false;
+        slot->foreign = f == Foreign::kClean ? 1 : 2;
       }
       if (slot->peer_count.load(std::memory_order_acquire) != 0) {
         hazard = HazardVerdict(slot, queue, final);
@@ -374,6 +375,49 @@ bool ReconstructingAttributor::Resolve(GpuActivity& a, uint64_t tag, uint64_t qu
   }
   if (slot != nullptr) log->Decided(slot, chunk);
   return true;
+}
+
+// ---- Foreign writers (issue 29). ----
+
+void ReconstructingAttributor::ObserveForeign(uint64_t tag, uint64_t queue) {
+  const uint64_t seq = tag & ((uint64_t{1} << 52) - 1);
+  if (seq < foreign_base_) return;
+  if (seq - foreign_base_ >= kMaxForeignKept) {  // keep the newest half
+    const size_t drop = std::min(foreign_queue_.size(), kMaxForeignKept / 2);
+    foreign_queue_.erase(foreign_queue_.begin(), foreign_queue_.begin() + static_cast<long>(drop));
+    foreign_base_ += drop;
+    if (seq - foreign_base_ >= kMaxForeignKept) {
+      foreign_queue_.clear();
+      foreign_base_ = seq;
+    }
+  }
+  const size_t at = static_cast<size_t>(seq - foreign_base_);
+  if (at >= foreign_queue_.size()) foreign_queue_.resize(at + 1, kUnknownQueue);
+  foreign_queue_[at] = queue == kNoQueue ? kConflict : queue;
+}
+
+// The foreign dispatches requested after this launch began and before now: each must have been
+// decoded on a queue known not to be its stream's. One not decoded yet leaves it undecided until
+// `final` (a dispatch record dropped never comes: withheld then).
+ReconstructingAttributor::Foreign ReconstructingAttributor::ForeignVerdict(LaunchSlot* slot,
+                                                                           bool final) {
+  const uint64_t begin = slot->orphans_at_begin.load(std::memory_order_relaxed);
+  const uint64_t now = foreign_.load(std::memory_order_seq_cst);
+  if (now == begin) return Foreign::kClean;
+  if (begin + 1 < foreign_base_) return Foreign::kExposed;  // forgotten
+  const uint64_t own = QueueOfStream(slot->stream.load(std::memory_order_relaxed));
+  if (own == kConflict || own == kUnknownQueue) {
+    return own == kUnknownQueue && !final ? Foreign::kUndecided : Foreign::kExposed;
+  }
+  constexpr uint64_t kMaxScan = 1u << 16;  // a launch overlapping more is withheld
+  if (now - begin > kMaxScan) return Foreign::kExposed;
+  for (uint64_t seq = begin + 1; seq <= now; ++seq) {
+    const size_t at = static_cast<size_t>(seq - foreign_base_);
+    const uint64_t q = at < foreign_queue_.size() ? foreign_queue_[at] : kUnknownQueue;
+    if (q == kUnknownQueue) return final ? Foreign::kExposed : Foreign::kUndecided;
+    if (q == own || q == kConflict) return Foreign::kExposed;
+  }
+  return Foreign::kClean;
 }
 
 // ---- The hazard: peers (launching threads) and their proof (decoder). ----

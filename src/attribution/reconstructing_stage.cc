@@ -76,8 +76,7 @@ class ReconstructingStageImpl final : public ReconstructingStage {
     ReconstructingAttributor::ThreadState* t = This(false);
     if (!ReconstructingAttributor::LaunchOpen(t)) {
       if (!packet) return 0;
-      attributor_->OnForeignDispatch();
-      return kForeignTag;
+      return attributor_->OnForeignDispatch();
     }
     return attributor_->OnDispatch(t, dispatch_correlation);
   }
@@ -99,8 +98,19 @@ class ReconstructingStageImpl final : public ReconstructingStage {
     DrainScopes();
     // Where each launch's packets went first, so a launch is judged on the whole batch.
     gpu.ForEachFrom(first, [this](GpuActivity& a) {
-      if (a.graph_id == kProvisionalGraphId && a.kind == ActivityKind::kKernel)
-        attributor_->ObserveQueue(a.graph_node_id, a.stream);
+      if (a.graph_id != kProvisionalGraphId) return;
+      if (ReconstructingAttributor::IsForeignTag(a.graph_node_id)) {
+        // Processed on a thread with no launch open: no key, and its correlation id (that
+        // thread's: a fresh one, or another call's) names neither its launch nor its range.
+        attributor_->ObserveForeign(a.graph_node_id, a.kind == ActivityKind::kKernel
+                                                         ? a.stream
+                                                         : ReconstructingAttributor::kNoQueue);
+        a.graph_id = 0;
+        a.graph_node_id = 0;
+        a.correlation_id = 0;
+        return;
+      }
+      if (a.kind == ActivityKind::kKernel) attributor_->ObserveQueue(a.graph_node_id, a.stream);
     });
     Retry(gpu, false);
     size_t i = first;

@@ -458,32 +458,68 @@ TEST(ReconstructingStage, PlainLaunchOnItsOwnQueueIsProven) {
 // A packet processed on a thread with no launch open (ROCr's async doorbell thread, HIP's
 // worker) while a launch is open: that launch may have lost packets to it, unseen by its count.
 // So may one that ended before but was not judged yet (ROCr can leave a launch's packets pending
-// past its return): launches are judged when decoded, so both are withheld; one begun after the
-// foreign dispatch is not.
-TEST(ReconstructingStage, ForeignWriterWithholdsLaunchesOpenMeanwhile) {
-  auto s = MakeReconstructingStage(true);
-  s->ExecInstantiated(0xa, 0);
-  ChunkedVector<GpuActivity> gpu;
-  Launch(*s, 0xa, 0xa0, 1, {1, 2}, gpu);  // before: clean
-  s->LaunchBegin(0xa, 0xa0, 0);
-  gpu.push_back(Dispatch(1, s->OnDispatch(0), 1));
+// past its return). Judged by queue: withheld where the foreign dispatch ran on the launch's
+// queue (or was never decoded); a launch begun after it is not concerned.
+void ForeignWriter(uint32_t foreign_queue, bool decoded, ChunkedVector<GpuActivity>& gpu,
+                   ReconstructingStage& s) {
+  s.ExecInstantiated(0xa, 0);
+  Launch(s, 0xa, 0xa0, 1, {1, 2}, gpu);  // before
+  s.LaunchBegin(0xa, 0xa0, 0);
+  gpu.push_back(Dispatch(1, s.OnDispatch(0), 1));
   uint64_t foreign = 0;
-  std::thread([&] { foreign = s->OnDispatch(0); }).join();  // the async thread takes packet 2
-  s->LaunchEnd();
-  EXPECT_EQ(foreign, ReconstructingStage::kForeignTag);
-  EXPECT_EQ(s->OnDispatch(0, /*packet=*/false), 0u);  // an SDMA copy of its own: not foreign
-  Launch(*s, 0xa, 0xa0, 1, {1, 2}, gpu);              // after: clean
-  s->Process(gpu, 0);
-  s->Finish(gpu);
-  EXPECT_EQ(gpu[0].graph_id, 0u);
-  EXPECT_EQ(gpu[1].graph_id, 0u);
-  EXPECT_EQ(gpu[2].graph_id, 0u);
+  std::thread([&] { foreign = s.OnDispatch(0); }).join();  // the async thread processes a packet
+  s.LaunchEnd();
+  EXPECT_TRUE(ReconstructingStage::IsForeignTag(foreign));
+  EXPECT_EQ(s.OnDispatch(0, /*packet=*/false), 0u);  // an SDMA copy of its own: not foreign
+  Launch(s, 0xa, 0xa0, 1, {1, 2}, gpu);              // after
+  if (decoded) {
+    GpuActivity f = Dispatch(2, foreign, foreign_queue);
+    f.correlation_id = 99;
+    gpu.push_back(f);
+  }
+  s.Process(gpu, 0);
+  s.Finish(gpu);
+  if (decoded) {
+    EXPECT_EQ(gpu[5].graph_id, 0u);
+    EXPECT_EQ(gpu[5].correlation_id, 0u);  // names neither its launch nor a range
+  }
+  EXPECT_EQ(s.foreign_dispatches(), 1u);
+}
+
+TEST(ReconstructingStage, ForeignWriterOnTheLaunchQueueWithholds) {
+  auto s = MakeReconstructingStage(true);
+  ChunkedVector<GpuActivity> gpu;
+  ForeignWriter(/*foreign_queue=*/1, /*decoded=*/true, gpu, *s);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(gpu[i].graph_id, 0u) << i;
   EXPECT_EQ(gpu[3].graph_id, 1u);
   EXPECT_EQ(gpu[4].graph_id, 1u);
   AttributionInfo info;
   s->Report(&info);
   EXPECT_EQ(Withheld(info, "foreign_writer"), 3u);
-  EXPECT_EQ(s->foreign_dispatches(), 1u);
+}
+
+TEST(ReconstructingStage, ForeignWriterNeverDecodedWithholds) {
+  auto s = MakeReconstructingStage(true);
+  ChunkedVector<GpuActivity> gpu;
+  ForeignWriter(/*foreign_queue=*/1, /*decoded=*/false, gpu, *s);
+  AttributionInfo info;
+  s->Report(&info);
+  EXPECT_EQ(Withheld(info, "foreign_writer"), 3u);
+  EXPECT_EQ(gpu[3].graph_id, 1u);
+}
+
+TEST(ReconstructingStage, ForeignWriterOnAnotherQueueProvesNothingAway) {
+  auto s = MakeReconstructingStage(true);
+  ChunkedVector<GpuActivity> gpu;
+  ForeignWriter(/*foreign_queue=*/2, /*decoded=*/true, gpu, *s);
+  EXPECT_EQ(gpu[0].graph_id, 1u);
+  EXPECT_EQ(gpu[1].graph_id, 1u);
+  EXPECT_EQ(gpu[2].graph_id, 0u);  // its launch made 1 dispatch of 2: the count check
+  EXPECT_EQ(gpu[3].graph_id, 1u);
+  AttributionInfo info;
+  s->Report(&info);
+  EXPECT_EQ(Withheld(info, "foreign_writer"), 0u);
+  EXPECT_EQ(Withheld(info, "dispatch_count_mismatch"), 1u);
 }
 
 // launch_in_progress: a dispatch decoded before its launch returned is decided again after a

@@ -108,16 +108,18 @@ class ReconstructingStage : public AttributionStage {
   // LaunchEnd(): a peer of the graph launches it overlaps; never keyed (issue 29).
   virtual void PlainBegin(uint64_t stream, uint64_t correlation) = 0;
   // ---- The thread writing a packet: the tag to store with the dispatch; 0 = none;
-  // kForeignTag where no launch or plain call is open on this thread (ROCr's async doorbell
-  // thread, a runtime worker thread, a thread in another call): that dispatch gets no key and no
-  // correlation id (so no user range), and launches open meanwhile are withheld. `packet`: false
-  // for work the calling thread submits itself (an SDMA copy): 0 then, never kForeignTag. ----
+  // a foreign tag (IsForeignTag) where no launch or plain call is open on this thread (ROCr's async
+  // doorbell thread, a runtime worker thread, a thread in another call): that dispatch gets no key
+  // and no correlation id (so no user range), and launches open meanwhile are withheld. `packet`:
+  // false for work the calling thread submits itself (an SDMA copy): 0 then, never a foreign tag.
+  // ----
   virtual uint64_t OnDispatch(uint64_t dispatch_correlation, bool packet = true) = 0;
   // Tags are at or above this (a thread index in the top bits): anything smaller the backend
   // stores with a dispatch (a pushed user-range id) is not a tag.
   static constexpr uint64_t kMinTag = uint64_t{1} << 52;
-  static constexpr uint64_t kForeignTag = kMinTag - 1;
-  // Dispatches processed on threads with no launch open (OnDispatch gave kForeignTag).
+  // A tag OnDispatch gives a dispatch processed where no launch or plain call is open.
+  static bool IsForeignTag(uint64_t tag) { return (tag >> 52) == 4095; }
+  // Dispatches processed on threads with no launch open (OnDispatch gave a foreign tag).
   virtual uint64_t foreign_dispatches() const = 0;
   // Plain calls' dispatches whose writer was not proven (correlation id cleared).
   virtual uint64_t plain_unproven() const = 0;

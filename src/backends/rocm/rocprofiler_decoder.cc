@@ -174,10 +174,6 @@ void RocprofilerDecoder::DecodeDispatch(
   if (tag >= ReconstructingStage::kMinTag) {
     a.graph_id = ReconstructingStage::kProvisionalGraphId;
     a.graph_node_id = tag;
-  } else if (tag == ReconstructingStage::kForeignTag) {
-    // Processed on a thread with no launch open: its correlation id is that thread's (a fresh
-    // one, or another call's), which names neither its launch nor its user range.
-    a.correlation_id = 0;
   }
   trace_->gpu.push_back(a);
 }

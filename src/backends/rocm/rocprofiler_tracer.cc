@@ -292,7 +292,7 @@ int RocprofilerTracer::OnRequest(rocprofiler_thread_id_t, rocprofiler_context_id
   const bool packet = kind == ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH;
   const uint64_t tag = self->stage_->OnDispatch(internal, packet);
   if (tag == 0) return 1;
-  if (tag == ReconstructingStage::kForeignTag) {
+  if (ReconstructingStage::IsForeignTag(tag)) {
     // No range either: "use the pushed value" would give another thread's (the main thread's).
     NODESCOPE_WARN_ONCE("dispatch_from_thread_without_launch",
                         "dispatch packets were processed on a thread with no launch open (ROCr's "
