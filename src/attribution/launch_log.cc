@@ -145,6 +145,7 @@ void LaunchLog::Release(size_t at) {
     s.resolved = 0;
     s.verdict = 0;
     s.foreign = 0;
+    s.foreign_scanned = 0;
   }
   c->done = 0;
   released_launches_ += kChunk;

@@ -47,9 +47,10 @@ struct LaunchSlot {
   // The streams of other threads' launches open at some moment during this one, each once.
   std::atomic<uint32_t> peer_count{0};
   // Decoder only (reset by the decoder when it releases the chunk).
-  uint32_t resolved = 0;  // dispatches of this launch decided
-  uint8_t verdict = 0;    // 0 not judged, 1 keyed, 2 withheld (hazard)
-  uint8_t foreign = 0;    // 0 not judged, 1 no foreign writer, 2 one may hold its packets
+  uint32_t resolved = 0;         // dispatches of this launch decided
+  uint8_t verdict = 0;           // 0 not judged, 1 keyed, 2 withheld (hazard)
+  uint8_t foreign = 0;           // 0 not judged, 1 no foreign writer, 2 one may hold its packets
+  uint64_t foreign_scanned = 0;  // foreign dispatches up to this one found on other queues
   std::atomic<uint64_t> stream{0};
   std::atomic<uint64_t> peers[kMaxPeers] = {};
 };

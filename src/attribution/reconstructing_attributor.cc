@@ -411,11 +411,13 @@ ReconstructingAttributor::Foreign ReconstructingAttributor::ForeignVerdict(Launc
   }
   constexpr uint64_t kMaxScan = 1u << 16;  // a launch overlapping more is withheld
   if (now - begin > kMaxScan) return Foreign::kExposed;
-  for (uint64_t seq = begin + 1; seq <= now; ++seq) {
+  // Retried after later batches: resumes where the last scan stopped.
+  for (uint64_t seq = std::max(begin, slot->foreign_scanned) + 1; seq <= now; ++seq) {
     const size_t at = static_cast<size_t>(seq - foreign_base_);
     const uint64_t q = at < foreign_queue_.size() ? foreign_queue_[at] : kUnknownQueue;
     if (q == kUnknownQueue) return final ? Foreign::kExposed : Foreign::kUndecided;
     if (q == own || q == kConflict) return Foreign::kExposed;
+    slot->foreign_scanned = seq;
   }
   return Foreign::kClean;
 }
