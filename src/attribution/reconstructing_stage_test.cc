@@ -455,6 +455,42 @@ TEST(ReconstructingStage, PlainLaunchOnItsOwnQueueIsProven) {
   EXPECT_EQ(s->plain_unproven(), 0u);
 }
 
+// The scratch experiment: a graph's first launch absorbs another thread's plain kernel
+// (its thread rang the shared doorbell) as node 1. Before plain calls were peers, that launch
+// taught the exec a count of 4 and the foreign kernel as node 1; now it is withheld whole, and
+// the next, clean launch teaches the count and the kernels.
+TEST(ReconstructingStage, FirstLaunchAbsorbingAPlainKernelTeachesNothing) {
+  auto s = MakeReconstructingStage(true);
+  s->ExecInstantiated(0xa, 0);
+  ChunkedVector<GpuActivity> gpu;
+  std::atomic<int> step{0};
+  std::thread tp([&] {
+    s->PlainBegin(0xc0, 0);  // its packet written, not processed by this thread
+    step = 1;
+    while (step.load() < 2) std::this_thread::yield();
+    s->LaunchEnd();
+    step = 3;
+  });
+  while (step.load() < 1) std::this_thread::yield();
+  s->LaunchBegin(0xa, 0xa0, 0);
+  gpu.push_back(Dispatch(1, s->OnDispatch(0), 1));
+  gpu.push_back(Dispatch(9, s->OnDispatch(0), 1));  // the plain kernel, as ordinal 1
+  gpu.push_back(Dispatch(2, s->OnDispatch(0), 1));
+  gpu.push_back(Dispatch(3, s->OnDispatch(0), 1));
+  step = 2;
+  while (step.load() < 3) std::this_thread::yield();
+  s->LaunchEnd();
+  tp.join();
+  Launch(*s, 0xa, 0xa0, 1, {1, 2, 3}, gpu);  // clean
+  s->Process(gpu, 0);
+  s->Finish(gpu);
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(gpu[i].graph_id, 0u) << i;
+  for (size_t i = 4; i < 7; ++i) {
+    EXPECT_EQ(gpu[i].graph_id, 1u) << i;
+    EXPECT_EQ(gpu[i].graph_node_id, (uint64_t{1} << 32) | (i - 4)) << i;
+  }
+}
+
 // A packet processed on a thread with no launch open (ROCr's async doorbell thread, HIP's
 // worker) while a launch is open: that launch may have lost packets to it, unseen by its count.
 // So may one that ended before but was not judged yet (ROCr can leave a launch's packets pending
