@@ -50,6 +50,8 @@ LaunchSlot* LaunchLog::NewSlot(uint32_t* seq) {
   slot->graph_id.store(0, std::memory_order_relaxed);
   slot->version.store(0, std::memory_order_relaxed);
   slot->dispatches.store(0, std::memory_order_relaxed);
+  slot->plain.store(0, std::memory_order_relaxed);
+  slot->orphans_at_begin.store(0, std::memory_order_relaxed);
   for (std::atomic<uint64_t>& p : slot->peers) p.store(0, std::memory_order_relaxed);
   slot->peer_count.store(0, std::memory_order_release);
   return slot;
@@ -142,6 +144,8 @@ void LaunchLog::Release(size_t at) {
     s.ended.store(0, std::memory_order_relaxed);
     s.resolved = 0;
     s.verdict = 0;
+    s.foreign = 0;
+    s.foreign_scanned = 0;
   }
   c->done = 0;
   released_launches_ += kChunk;

@@ -38,11 +38,19 @@ struct LaunchSlot {
   std::atomic<uint32_t> version{0};
   std::atomic<uint32_t> dispatches{0};
   std::atomic<uint32_t> ended{0};
+  // A plain (non-graph) dispatching call (hipLaunchKernel...): a peer of graph launches, never
+  // keyed itself (issue 29).
+  std::atomic<uint32_t> plain{0};
+  // Dispatches processed by threads with no launch open (ROCr's async thread, a runtime worker,
+  // a thread in another call) before this launch began: ReconstructingAttributor::orphans_.
+  std::atomic<uint64_t> orphans_at_begin{0};
   // The streams of other threads' launches open at some moment during this one, each once.
   std::atomic<uint32_t> peer_count{0};
   // Decoder only (reset by the decoder when it releases the chunk).
-  uint32_t resolved = 0;  // dispatches of this launch decided
-  uint8_t verdict = 0;    // 0 not judged, 1 keyed, 2 withheld (hazard)
+  uint32_t resolved = 0;         // dispatches of this launch decided
+  uint8_t verdict = 0;           // 0 not judged, 1 keyed, 2 withheld (hazard)
+  uint8_t foreign = 0;           // 0 not judged, 1 no foreign writer, 2 one may hold its packets
+  uint64_t foreign_scanned = 0;  // foreign dispatches up to this one found on other queues
   std::atomic<uint64_t> stream{0};
   std::atomic<uint64_t> peers[kMaxPeers] = {};
 };

@@ -1,6 +1,8 @@
 // Per-thread launch stacks, launch logs and the decode-time checks of reconstructed attribution.
 #include "attribution/reconstructing_attributor.h"
 
+#include <algorithm>
+
 #include "base/diagnostics.h"
 
 namespace nodescope {
@@ -167,12 +169,37 @@ void ReconstructingAttributor::LaunchBegin(ThreadState* t, uint64_t exec_handle,
   LaunchSlot* slot = t->log_.NewSlot(&seq);
   if (slot != nullptr) {
     const Exec exec = ExecFor(t, exec_handle);
+    slot->orphans_at_begin.store(foreign_.load(std::memory_order_seq_cst),
+                                 std::memory_order_relaxed);
     slot->version.store(exec.version, std::memory_order_relaxed);
     slot->stream.store(stream, std::memory_order_seq_cst);  // LaunchLog::StreamOf reads it
     slot->graph_id.store(exec.graph_id, std::memory_order_release);
     if (t->depth_ == 0) RecordPeers(t, slot, seq, false);
   }
   t->frames_[t->depth_++] = ThreadState::Frame{slot, seq, 0, correlation};
+}
+
+void ReconstructingAttributor::PlainBegin(ThreadState* t, uint64_t correlation, uint64_t stream) {
+  if (t == nullptr) return;
+  if (t->depth_ == kMaxDepth) {
+    ++t->overflow_;
+    return;
+  }
+  uint32_t seq = 0;
+  LaunchSlot* slot = t->log_.NewSlot(&seq);
+  if (slot != nullptr) {
+    slot->orphans_at_begin.store(foreign_.load(std::memory_order_seq_cst),
+                                 std::memory_order_relaxed);
+    slot->plain.store(1, std::memory_order_relaxed);
+    slot->stream.store(stream, std::memory_order_seq_cst);
+    slot->graph_id.store(0, std::memory_order_release);
+    if (t->depth_ == 0) RecordPeers(t, slot, seq, false);
+  }
+  t->frames_[t->depth_++] = ThreadState::Frame{slot, seq, 0, correlation};
+}
+
+bool ReconstructingAttributor::LaunchOpen(const ThreadState* t) {
+  return t != nullptr && (t->depth_ > 0 || t->overflow_ > 0);
 }
 
 void ReconstructingAttributor::LaunchEnd(ThreadState* t) {
@@ -241,6 +268,17 @@ inline void ReconstructingAttributor::Verify(GpuActivity& a, uint64_t tag, Launc
     withheld_.Add(thread_known ? WithheldReason::kLaunchReleased : WithheldReason::kWrongLaunch);
     return;
   }
+  if (slot->plain.load(std::memory_order_relaxed) != 0) {
+    // A plain call's dispatch: never keyed. Its correlation id (so its user range) stands only
+    // where its writer is proven: no foreign writer, no unproven peer, exactly one dispatch.
+    if (wrong || hazard == Hazard::kWithheld || slot->foreign == 2 ||
+        slot->ended.load(std::memory_order_acquire) == 0 ||
+        slot->dispatches.load(std::memory_order_relaxed) != 1) {
+      a.correlation_id = 0;
+      ++plain_unproven_;
+    }
+    return;
+  }
   uint32_t graph_id = slot->graph_id.load(std::memory_order_acquire);
   if (graph_id == 0) {
     withheld_.Add(WithheldReason::kGraphIdTooLarge);
@@ -252,6 +290,10 @@ inline void ReconstructingAttributor::Verify(GpuActivity& a, uint64_t tag, Launc
   }
   if (slot->ended.load(std::memory_order_acquire) == 0) {
     withheld_.Add(WithheldReason::kLaunchInProgress);
+    return;
+  }
+  if (slot->foreign == 2) {
+    withheld_.Add(WithheldReason::kForeignWriter);
     return;
   }
   if (hazard == Hazard::kWithheld) {
@@ -302,12 +344,35 @@ bool ReconstructingAttributor::Resolve(GpuActivity& a, uint64_t tag, uint64_t qu
   LaunchSlot* slot = tag != 0 ? DecoderSlot(tag, &log, &chunk) : nullptr;
   // The hazard first, before anything is learned from a launch that may hold another's work.
   Hazard hazard = Hazard::kProven;
-  if (slot != nullptr && slot->ended.load(std::memory_order_acquire) != 0 &&
-      slot->peer_count.load(std::memory_order_acquire) != 0) {
-    hazard = HazardVerdict(slot, queue, final);
-    if (hazard == Hazard::kUndecided) return false;
+  if (slot != nullptr) {
+    if (slot->ended.load(std::memory_order_acquire) == 0) {
+      // Decoded before its launch returned: decided again after later batches, withheld as
+      // launch_in_progress only if it is still open at the end (Finish).
+      if (!final) return false;
+    } else {
+      // Foreign writers: judged once per launch, after it ended. A thread with no launch open
+      // that processed packets while this launch was open (or since: its packets may have been
+      // left pending past its end) may hold some of its packets, unseen by any count.
+      if (slot->foreign == 0) {
+        const Foreign f = ForeignVerdict(slot, final);
+        if (f == Foreign::kUndecided) return false;
+        slot->foreign = f == Foreign::kClean ? 1 : 2;
+      }
+      if (slot->peer_count.load(std::memory_order_acquire) != 0) {
+        hazard = HazardVerdict(slot, queue, final);
+        if (hazard == Hazard::kUndecided) return false;
+      }
+    }
   }
+  const uint32_t correlation = a.correlation_id;
   Verify(a, tag, slot, log != nullptr, hazard);
+  // Work withheld from its graph key is withheld from its user range too: its correlation id is
+  // that of the thread that wrote the packet, which may be another thread's call (issue 29).
+  if (a.graph_id == 0 && (slot == nullptr || slot->plain.load(std::memory_order_relaxed) == 0)) {
+    a.correlation_id = 0;
+  } else if (a.graph_id != 0) {
+    a.correlation_id = correlation;
+  }
   if (slot != nullptr) log->Decided(slot, chunk);
   return true;
 }
@@ -344,69 +409,6 @@ void ReconstructingAttributor::RecordPeers(ThreadState* t, LaunchSlot* slot, uin
         slot, ps != nullptr ? LaunchLog::StreamOf(ps, their_seq) : LaunchSlot::kUnknownStream);
     if (ps != nullptr) LaunchLog::AddPeer(ps, mine != 0 ? mine : LaunchSlot::kUnknownStream);
   }
-}
-
-void ReconstructingAttributor::ObserveQueue(uint64_t tag, uint64_t queue) {
-  if (tag == 0 || queue == kNoQueue) return;
-  const uint64_t launch = (tag >> 52 << 32 | static_cast<uint32_t>(tag >> 20)) + 1;
-  if (launch == observed_launch_ && queue == observed_queue_) [[likely]] {
-    return;  // the launch's previous dispatch said the same
-  }
-  observed_launch_ = launch;
-  observed_queue_ = queue;
-  LaunchSlot* slot = DecoderSlot(tag);
-  if (slot == nullptr) return;
-  const uint64_t stream = slot->stream.load(std::memory_order_relaxed);
-  if (stream == 0) return;
-  auto it = stream_queue_.find(stream);
-  if (it == stream_queue_.end()) {
-    stream_queue_.emplace(stream, queue);
-  } else if (it->second != queue) {
-    it->second = kConflict;  // not one queue: proves nothing
-  }
-}
-
-uint64_t ReconstructingAttributor::QueueOfStream(uint64_t stream) const {
-  if (stream == 0) return kConflict;  // unknown stream: proves nothing
-  auto it = stream_queue_.find(stream);
-  return it == stream_queue_.end() ? kUnknownQueue : it->second;
-}
-
-// A launch with peers is keyed only if its own stream's queue is this dispatch's and every peer's
-// stream is known to use another queue: no peer could then have written (and tagged) its packets,
-// nor it theirs. A peer whose stream no decoded dispatch has placed yet leaves it undecided until
-// `final`. Judged once per launch, so a launch is keyed or withheld whole.
-ReconstructingAttributor::Hazard ReconstructingAttributor::HazardVerdict(LaunchSlot* slot,
-                                                                         uint64_t queue,
-                                                                         bool final) {
-  if (slot->verdict != 0) return slot->verdict == 1 ? Hazard::kProven : Hazard::kWithheld;
-  const uint64_t own = QueueOfStream(slot->stream.load(std::memory_order_relaxed));
-  if (queue == kLaunchQueue) {  // a copy: on its stream's queue, once a dispatch has placed it
-    if (own == kUnknownQueue && !final) return Hazard::kUndecided;
-    queue = own == kUnknownQueue || own == kConflict ? kNoQueue : own;
-  }
-  bool proven = queue != kNoQueue;
-  bool unknown = false;
-  if (own != queue || own == kConflict) proven = false;
-  const uint32_t n = slot->peer_count.load(std::memory_order_acquire);
-  if (n > LaunchSlot::kMaxPeers) proven = false;
-  for (uint32_t i = 0; proven && i < n; ++i) {
-    // An entry still being written (0) comes from a launch that saw this one open after its end
-    // scan began: that scan found that launch open and recorded its stream already.
-    const uint64_t stream = slot->peers[i].load(std::memory_order_acquire);
-    if (stream == 0) continue;
-    const uint64_t other = stream == LaunchSlot::kUnknownStream ? kConflict : QueueOfStream(stream);
-    if (other == kUnknownQueue) {
-      unknown = true;  // may be learned from a later batch
-    } else if (other == kConflict || other == kUnknownQueue || other == own) {
-      proven = false;
-    }
-  }
-  if (proven && unknown && !final) return Hazard::kUndecided;
-  proven = proven && !unknown;
-  slot->verdict = proven ? 1 : 2;
-  ++(proven ? hazard_proven_ : hazard_withheld_);
-  return proven ? Hazard::kProven : Hazard::kWithheld;
 }
 
 void ReconstructingAttributor::Report(AttributionInfo* info) const {

@@ -42,7 +42,11 @@ namespace nodescope {
 
 class ReconstructingAttributor {
  public:
-  static constexpr uint32_t kMaxThreads = 4095;  // thread index 0 means "no tag"
+  // Thread index 0 means "no tag"; kForeignThread marks a dispatch processed on a thread with no
+  // launch open (its low bits: that dispatch's sequence number, from 1).
+  static constexpr uint32_t kMaxThreads = 4094;
+  static constexpr uint32_t kForeignThread = 4095;
+  static bool IsForeignTag(uint64_t tag) { return (tag >> 52) == kForeignThread; }
   static constexpr int kMaxDepth = 8;
 
   // One per thread that launches or writes dispatch packets. Owned by the engine; a backend keeps
@@ -67,6 +71,29 @@ class ReconstructingAttributor {
   // ---- Launching thread. `correlation`: the launch API call's id (0 = unknown); `stream`: the
   // stream launched on (0 = unknown: a launch with peers is then never proven). ----
   void LaunchBegin(ThreadState* t, uint64_t exec_handle, uint64_t correlation, uint64_t stream = 0);
+  // A plain (non-graph) dispatching call on `stream` (hipLaunchKernel, ...), closed by LaunchEnd:
+  // a peer of the graph launches it overlaps (in ROCr the thread ringing a queue's doorbell
+  // processes every valid packet on it, whoever wrote it), its dispatches tagged so their queue
+  // places its stream; never keyed. Issue 29.
+  void PlainBegin(ThreadState* t, uint64_t correlation, uint64_t stream);
+  // True when a launch or plain call is open on `t` (its dispatches get tags).
+  static bool LaunchOpen(const ThreadState* t);
+  // A dispatch packet processed on a thread with no launch open (ROCr's async doorbell thread, a
+  // runtime worker thread, a thread inside another call): returns its tag (IsForeignTag). A
+  // launch judged after such a dispatch was processed, having begun before, is withheld as
+  // `foreign_writer` if that dispatch ran on its own stream's hardware queue (a thread processes
+  // packets of the queue whose doorbell it rings only), or on a queue not known: ObserveForeign.
+  uint64_t OnForeignDispatch() {
+    const uint64_t seq = foreign_.fetch_add(1, std::memory_order_seq_cst) + 1;
+    return (uint64_t{kForeignThread} << 52) | (seq & ((uint64_t{1} << 52) - 1));
+  }
+  // Decoding thread: a decoded dispatch of a foreign tag ran on hardware queue `queue`. Call for
+  // a batch before resolving it.
+  void ObserveForeign(uint64_t tag, uint64_t queue);
+  uint64_t foreign_dispatches() const { return foreign_.load(std::memory_order_relaxed); }
+  // Plain calls' dispatches whose writer could not be proven (their correlation id, and so their
+  // user range, cleared).
+  uint64_t plain_unproven() const { return plain_unproven_; }
   void LaunchEnd(ThreadState* t);
   // ---- The thread writing a packet: returns the tag the backend stores with the dispatch
   // (e.g. as its external correlation id); 0 when no launch is open on this thread. ----
@@ -186,6 +213,16 @@ class ReconstructingAttributor {
   std::unordered_map<uint64_t, uint64_t> stream_queue_;
   uint64_t observed_launch_ = 0, observed_queue_ = 0;  // the last launch ObserveQueue placed
   uint64_t hazard_proven_ = 0, hazard_withheld_ = 0;
+  std::atomic<uint64_t> foreign_{0};
+  // Decoder: the queue of each foreign dispatch decoded, by sequence number from foreign_base_
+  // (kUnknownQueue: not decoded yet). Bounded: past kMaxForeignKept, the oldest half goes, and a
+  // launch whose interval reaches below foreign_base_ is withheld.
+  static constexpr size_t kMaxForeignKept = size_t{1} << 20;
+  std::vector<uint64_t> foreign_queue_;
+  uint64_t foreign_base_ = 1;
+  enum class Foreign : uint8_t { kClean, kExposed, kUndecided };
+  Foreign ForeignVerdict(LaunchSlot* slot, bool final);
+  uint64_t plain_unproven_ = 0;
 };
 
 }  // namespace nodescope

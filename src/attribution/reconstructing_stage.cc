@@ -64,13 +64,27 @@ class ReconstructingStageImpl final : public ReconstructingStage {
     ReconstructingAttributor::ThreadState* t = This(true);
     attributor_->LaunchBegin(t, exec_handle, correlation, stream);
   }
+  void PlainBegin(uint64_t stream, uint64_t correlation) override {
+    if (attributor_ == nullptr) return;
+    attributor_->PlainBegin(This(true, /*graph=*/false), correlation, stream);
+  }
   void LaunchEnd() override {
     if (attributor_ != nullptr) attributor_->LaunchEnd(This(false));
   }
-  uint64_t OnDispatch(uint64_t dispatch_correlation) override {
+  uint64_t OnDispatch(uint64_t dispatch_correlation, bool packet) override {
     if (attributor_ == nullptr) return 0;
     ReconstructingAttributor::ThreadState* t = This(false);
-    return t != nullptr ? attributor_->OnDispatch(t, dispatch_correlation) : 0;
+    if (!ReconstructingAttributor::LaunchOpen(t)) {
+      if (!packet) return 0;
+      return attributor_->OnForeignDispatch();
+    }
+    return attributor_->OnDispatch(t, dispatch_correlation);
+  }
+  uint64_t foreign_dispatches() const override {
+    return attributor_ != nullptr ? attributor_->foreign_dispatches() : 0;
+  }
+  uint64_t plain_unproven() const override {
+    return attributor_ != nullptr ? attributor_->plain_unproven() : 0;
   }
 
   void Process(ChunkedVector<GpuActivity>& gpu, size_t first) override {
@@ -84,8 +98,19 @@ class ReconstructingStageImpl final : public ReconstructingStage {
     DrainScopes();
     // Where each launch's packets went first, so a launch is judged on the whole batch.
     gpu.ForEachFrom(first, [this](GpuActivity& a) {
-      if (a.graph_id == kProvisionalGraphId && a.kind == ActivityKind::kKernel)
-        attributor_->ObserveQueue(a.graph_node_id, a.stream);
+      if (a.graph_id != kProvisionalGraphId) return;
+      if (ReconstructingAttributor::IsForeignTag(a.graph_node_id)) {
+        // Processed on a thread with no launch open: no key, and its correlation id (that
+        // thread's: a fresh one, or another call's) names neither its launch nor its range.
+        attributor_->ObserveForeign(a.graph_node_id, a.kind == ActivityKind::kKernel
+                                                         ? a.stream
+                                                         : ReconstructingAttributor::kNoQueue);
+        a.graph_id = 0;
+        a.graph_node_id = 0;
+        a.correlation_id = 0;
+        return;
+      }
+      if (a.kind == ActivityKind::kKernel) attributor_->ObserveQueue(a.graph_node_id, a.stream);
     });
     Retry(gpu, false);
     size_t i = first;
@@ -211,19 +236,25 @@ class ReconstructingStageImpl final : public ReconstructingStage {
   }
 
   // This thread's state in this stage (registered at its first launch; null before).
-  ReconstructingAttributor::ThreadState* This(bool launching) {
+  ReconstructingAttributor::ThreadState* This(bool launching, bool graph = true) {
     struct Cached {
       uint64_t serial = 0;
       ReconstructingAttributor::ThreadState* state = nullptr;
+      bool graph = false;  // counted in launching_threads_
     };
     thread_local Cached cached;
     if (cached.serial == serial_) [[likely]] {
+      if (graph && launching && !cached.graph) {
+        cached.graph = true;
+        launching_threads_.fetch_add(1);
+      }
       return cached.state;
     }
     if (!launching) return nullptr;  // a thread that never launched has no launch open
     cached.serial = serial_;
     cached.state = attributor_->RegisterThread();
-    launching_threads_.fetch_add(1);
+    cached.graph = graph;
+    if (graph) launching_threads_.fetch_add(1);
     return cached.state;
   }
 

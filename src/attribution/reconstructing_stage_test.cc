@@ -384,3 +384,205 @@ TEST(ReconstructingStage, PendingRecordsReleasedByARingAreSkipped) {
 
 }  // namespace
 }  // namespace nodescope
+
+// Issue 29: the hazards beyond two graph launchers.
+namespace nodescope {
+namespace {
+
+// A plain launch (hipLaunchKernel) on another thread, open while a graph launch writes its
+// packets: on a shared hardware queue its kernel may be the graph's ordinal (the graph thread
+// rang the doorbell), so the graph launch is withheld whole and the kernels lose their
+// correlation ids (no user range); on a queue of its own, everything is proven.
+void PlainOverlap(uint32_t plain_queue, ChunkedVector<GpuActivity>& gpu, ReconstructingStage& s) {
+  s.ExecInstantiated(0xa, 0);
+  std::atomic<int> step{0};
+  auto wait = [&](int n) {
+    while (step.load() < n) std::this_thread::yield();
+  };
+  std::vector<GpuActivity> a, p;
+  std::thread tp([&] {
+    s.PlainBegin(0xc0, 0);
+    step = 1;
+    wait(2);
+    GpuActivity d = Dispatch(9, s.OnDispatch(0), plain_queue);
+    d.correlation_id = 77;
+    p.push_back(d);
+    s.LaunchEnd();
+    step = 3;
+  });
+  wait(1);
+  s.LaunchBegin(0xa, 0xa0, 0);
+  step = 2;
+  for (StringId k : {1, 2, 3}) {
+    GpuActivity d = Dispatch(k, s.OnDispatch(0), 1);
+    d.correlation_id = 55;
+    a.push_back(d);
+  }
+  wait(3);
+  s.LaunchEnd();
+  tp.join();
+  for (auto& x : a) gpu.push_back(x);
+  for (auto& x : p) gpu.push_back(x);
+  s.Process(gpu, 0);
+  s.Finish(gpu);
+}
+
+TEST(ReconstructingStage, PlainLaunchOnSharedQueueWithholdsTheGraphLaunch) {
+  auto s = MakeReconstructingStage(true);
+  ChunkedVector<GpuActivity> gpu;
+  PlainOverlap(/*plain_queue=*/1, gpu, *s);
+  for (size_t i = 0; i < gpu.size(); ++i) {
+    EXPECT_EQ(gpu[i].graph_id, 0u) << i;
+    EXPECT_EQ(gpu[i].correlation_id, 0u) << i;  // no user range either
+  }
+  AttributionInfo info;
+  s->Report(&info);
+  EXPECT_EQ(Withheld(info, "hazard_unproven"), 3u);
+  EXPECT_EQ(s->plain_unproven(), 1u);
+  EXPECT_EQ(s->launching_threads(), 1u);  // a plain launcher is not a graph launcher
+}
+
+TEST(ReconstructingStage, PlainLaunchOnItsOwnQueueIsProven) {
+  auto s = MakeReconstructingStage(true);
+  ChunkedVector<GpuActivity> gpu;
+  PlainOverlap(/*plain_queue=*/2, gpu, *s);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(gpu[i].graph_id, 1u) << i;
+    EXPECT_EQ(gpu[i].correlation_id, 55u) << i;
+  }
+  EXPECT_EQ(gpu[3].graph_id, 0u);  // a plain kernel: never keyed
+  EXPECT_EQ(gpu[3].correlation_id, 77u);
+  EXPECT_EQ(s->plain_unproven(), 0u);
+}
+
+// The issue's scratch experiment: a graph's first launch absorbs another thread's plain kernel
+// (its thread rang the shared doorbell) as node 1. Before plain calls were peers, that launch
+// taught the exec a count of 4 and the foreign kernel as node 1; now it is withheld whole, and
+// the next, clean launch teaches the count and the kernels.
+TEST(ReconstructingStage, FirstLaunchAbsorbingAPlainKernelTeachesNothing) {
+  auto s = MakeReconstructingStage(true);
+  s->ExecInstantiated(0xa, 0);
+  ChunkedVector<GpuActivity> gpu;
+  std::atomic<int> step{0};
+  std::thread tp([&] {
+    s->PlainBegin(0xc0, 0);  // its packet written, not processed by this thread
+    step = 1;
+    while (step.load() < 2) std::this_thread::yield();
+    s->LaunchEnd();
+    step = 3;
+  });
+  while (step.load() < 1) std::this_thread::yield();
+  s->LaunchBegin(0xa, 0xa0, 0);
+  gpu.push_back(Dispatch(1, s->OnDispatch(0), 1));
+  gpu.push_back(Dispatch(9, s->OnDispatch(0), 1));  // the plain kernel, as ordinal 1
+  gpu.push_back(Dispatch(2, s->OnDispatch(0), 1));
+  gpu.push_back(Dispatch(3, s->OnDispatch(0), 1));
+  step = 2;
+  while (step.load() < 3) std::this_thread::yield();
+  s->LaunchEnd();
+  tp.join();
+  Launch(*s, 0xa, 0xa0, 1, {1, 2, 3}, gpu);  // clean
+  s->Process(gpu, 0);
+  s->Finish(gpu);
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(gpu[i].graph_id, 0u) << i;
+  for (size_t i = 4; i < 7; ++i) {
+    EXPECT_EQ(gpu[i].graph_id, 1u) << i;
+    EXPECT_EQ(gpu[i].graph_node_id, (uint64_t{1} << 32) | (i - 4)) << i;
+  }
+}
+
+// A packet processed on a thread with no launch open (ROCr's async doorbell thread, HIP's
+// worker) while a launch is open: that launch may have lost packets to it, unseen by its count.
+// So may one that ended before but was not judged yet (ROCr can leave a launch's packets pending
+// past its return). Judged by queue: withheld where the foreign dispatch ran on the launch's
+// queue (or was never decoded); a launch begun after it is not concerned.
+void ForeignWriter(uint32_t foreign_queue, bool decoded, ChunkedVector<GpuActivity>& gpu,
+                   ReconstructingStage& s) {
+  s.ExecInstantiated(0xa, 0);
+  Launch(s, 0xa, 0xa0, 1, {1, 2}, gpu);  // before
+  s.LaunchBegin(0xa, 0xa0, 0);
+  gpu.push_back(Dispatch(1, s.OnDispatch(0), 1));
+  uint64_t foreign = 0;
+  std::thread([&] { foreign = s.OnDispatch(0); }).join();  // the async thread processes a packet
+  s.LaunchEnd();
+  EXPECT_TRUE(ReconstructingStage::IsForeignTag(foreign));
+  EXPECT_EQ(s.OnDispatch(0, /*packet=*/false), 0u);  // an SDMA copy of its own: not foreign
+  Launch(s, 0xa, 0xa0, 1, {1, 2}, gpu);              // after
+  if (decoded) {
+    GpuActivity f = Dispatch(2, foreign, foreign_queue);
+    f.correlation_id = 99;
+    gpu.push_back(f);
+  }
+  s.Process(gpu, 0);
+  s.Finish(gpu);
+  if (decoded) {
+    EXPECT_EQ(gpu[5].graph_id, 0u);
+    EXPECT_EQ(gpu[5].correlation_id, 0u);  // names neither its launch nor a range
+  }
+  EXPECT_EQ(s.foreign_dispatches(), 1u);
+}
+
+TEST(ReconstructingStage, ForeignWriterOnTheLaunchQueueWithholds) {
+  auto s = MakeReconstructingStage(true);
+  ChunkedVector<GpuActivity> gpu;
+  ForeignWriter(/*foreign_queue=*/1, /*decoded=*/true, gpu, *s);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(gpu[i].graph_id, 0u) << i;
+  EXPECT_EQ(gpu[3].graph_id, 1u);
+  EXPECT_EQ(gpu[4].graph_id, 1u);
+  AttributionInfo info;
+  s->Report(&info);
+  EXPECT_EQ(Withheld(info, "foreign_writer"), 3u);
+}
+
+TEST(ReconstructingStage, ForeignWriterNeverDecodedWithholds) {
+  auto s = MakeReconstructingStage(true);
+  ChunkedVector<GpuActivity> gpu;
+  ForeignWriter(/*foreign_queue=*/1, /*decoded=*/false, gpu, *s);
+  AttributionInfo info;
+  s->Report(&info);
+  EXPECT_EQ(Withheld(info, "foreign_writer"), 3u);
+  EXPECT_EQ(gpu[3].graph_id, 1u);
+}
+
+TEST(ReconstructingStage, ForeignWriterOnAnotherQueueProvesNothingAway) {
+  auto s = MakeReconstructingStage(true);
+  ChunkedVector<GpuActivity> gpu;
+  ForeignWriter(/*foreign_queue=*/2, /*decoded=*/true, gpu, *s);
+  EXPECT_EQ(gpu[0].graph_id, 1u);
+  EXPECT_EQ(gpu[1].graph_id, 1u);
+  EXPECT_EQ(gpu[2].graph_id, 0u);  // its launch made 1 dispatch of 2: the count check
+  EXPECT_EQ(gpu[3].graph_id, 1u);
+  AttributionInfo info;
+  s->Report(&info);
+  EXPECT_EQ(Withheld(info, "foreign_writer"), 0u);
+  EXPECT_EQ(Withheld(info, "dispatch_count_mismatch"), 1u);
+}
+
+// launch_in_progress: a dispatch decoded before its launch returned is decided again after a
+// later batch, not withheld at once; only at Finish, if still open.
+TEST(ReconstructingStage, LaunchInProgressIsRetried) {
+  auto s = MakeReconstructingStage(true);
+  s->ExecInstantiated(0xa, 0);
+  ChunkedVector<GpuActivity> gpu;
+  s->LaunchBegin(0xa, 0xa0, 0);
+  gpu.push_back(Dispatch(1, s->OnDispatch(0), 1));
+  s->Process(gpu, 0);
+  EXPECT_EQ(gpu[0].graph_id, kProvisional);  // undecided
+  gpu.push_back(Dispatch(2, s->OnDispatch(0), 1));
+  s->LaunchEnd();
+  s->Process(gpu, 1);
+  EXPECT_EQ(gpu[0].graph_id, 1u);
+  EXPECT_EQ(gpu[1].graph_id, 1u);
+  s->LaunchBegin(0xa, 0xa0, 0);  // never ends before the trace does
+  gpu.push_back(Dispatch(1, s->OnDispatch(0), 1));
+  s->Process(gpu, 2);
+  s->Finish(gpu);
+  EXPECT_EQ(gpu[2].graph_id, 0u);
+  AttributionInfo info;
+  s->Report(&info);
+  EXPECT_EQ(Withheld(info, "launch_in_progress"), 1u);
+  s->LaunchEnd();
+}
+
+}  // namespace
+}  // namespace nodescope

@@ -104,11 +104,25 @@ class ReconstructingStage : public AttributionStage {
   // ---- The launching thread: around the launch call (`correlation`: its SDK id). ----
   virtual void LaunchBegin(uint64_t exec_handle, uint64_t stream, uint64_t correlation) = 0;
   virtual void LaunchEnd() = 0;
-  // ---- The thread writing a packet: the tag to store with the dispatch; 0 = none. ----
-  virtual uint64_t OnDispatch(uint64_t dispatch_correlation) = 0;
+  // A plain (non-graph) call that dispatches on `stream` (hipLaunchKernel, ...), closed by
+  // LaunchEnd(): a peer of the graph launches it overlaps; never keyed (issue 29).
+  virtual void PlainBegin(uint64_t stream, uint64_t correlation) = 0;
+  // ---- The thread writing a packet: the tag to store with the dispatch; 0 = none;
+  // a foreign tag (IsForeignTag) where no launch or plain call is open on this thread (ROCr's async
+  // doorbell thread, a runtime worker thread, a thread in another call): that dispatch gets no key
+  // and no correlation id (so no user range), and launches open meanwhile are withheld. `packet`:
+  // false for work the calling thread submits itself (an SDMA copy): 0 then, never a foreign tag.
+  // ----
+  virtual uint64_t OnDispatch(uint64_t dispatch_correlation, bool packet = true) = 0;
   // Tags are at or above this (a thread index in the top bits): anything smaller the backend
   // stores with a dispatch (a pushed user-range id) is not a tag.
   static constexpr uint64_t kMinTag = uint64_t{1} << 52;
+  // A tag OnDispatch gives a dispatch processed where no launch or plain call is open.
+  static bool IsForeignTag(uint64_t tag) { return (tag >> 52) == 4095; }
+  // Dispatches processed on threads with no launch open (OnDispatch gave a foreign tag).
+  virtual uint64_t foreign_dispatches() const = 0;
+  // Plain calls' dispatches whose writer was not proven (correlation id cleared).
+  virtual uint64_t plain_unproven() const = 0;
 
   // Records whose launch overlapped another thread's on a stream no decoded dispatch had placed
   // yet stay provisional through Process() until a later batch decides them; Finish() decides

@@ -127,9 +127,14 @@ class SubmissionMatchingStageImpl final : public SubmissionMatchingStage {
     a.capture_range_id = 0;
     a.context = 0;
   }
+  // A withheld graph kernel's correlation id is the append call's (or its graph's first
+  // submission's), which names no replay: cleared, so no user range open then claims it
+  // (issue 29: a range open while the graph was finalized would stretch over every replay).
   void Withhold(ChunkedVector<GpuActivity>& gpu, const Execution& e, WithheldReason why) {
     for (size_t i = e.begin; i < e.end; ++i) {
-      Clear(gpu[candidates_[i].index]);
+      GpuActivity& a = gpu[candidates_[i].index];
+      Clear(a);
+      a.correlation_id = 0;
       withheld_.Add(why);
     }
   }
@@ -289,6 +294,7 @@ void SubmissionMatchingStageImpl::Attribute(ChunkedVector<GpuActivity>& gpu, con
     Clear(a);
     if (identity_[graph_id][node.ordinal] != IdentityOf(a)) {
       withheld_.Add(WithheldReason::kIdentityMismatch);
+      a.correlation_id = 0;
       continue;
     }
     a.graph_id = graph_id;

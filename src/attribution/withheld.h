@@ -36,14 +36,19 @@ enum class WithheldReason : uint8_t {
   // Reconstruction: decoded after its launch's entry left the bounded launch log (launch_log.h:
   // thousands of its thread's later launches were decoded first), so it cannot be verified.
   kLaunchReleased,
+  // Reconstruction: while the launch was open or before its work was decided, a thread with no
+  // launch open (ROCr's async doorbell thread, a runtime worker thread, a thread in another call)
+  // processed dispatch packets: it may have taken some of this launch's (issue 29).
+  kForeignWriter,
   kCount
 };
 
-inline constexpr std::array<const char*, 12> kWithheldReasonName = {
+inline constexpr std::array<const char*, 13> kWithheldReasonName = {
     "identity_mismatch",  "inconsistent_native_key", "ordinal_space_exhausted",
     "wrong_launch",       "dispatch_count_mismatch", "launch_in_progress",
     "graph_id_too_large", "exec_id_reused",          "stale_exec_version",
-    "hazard_unproven",    "submission_unproven",     "launch_released"};
+    "hazard_unproven",    "submission_unproven",     "launch_released",
+    "foreign_writer"};
 static_assert(kWithheldReasonName.size() == static_cast<size_t>(WithheldReason::kCount));
 
 struct WithheldCounts {

@@ -364,11 +364,44 @@ def case_noprobe():
     print("noprobe: rc %d, says %s" % (r.returncode, "libpti_view.so.1" in r.stderr))
 
 
+def case_graph_range():
+    """Issue 29: a range open while a graph is finalized ("built"), 5 replays withheld (submitted
+    from another thread), 5 proven inside "replays". PTI gives every replay's kernels the append
+    call's correlation id: a range's device spans must cover only work proven under it, so
+    "built" gets none and "replays" covers only the keyed kernels."""
+    out = os.path.join(tmp, "graph_range.json")
+    r = run([args.ranges_program, "graph_range"], out)
+    if not check(r.returncode == 0, "graph_range: run failed: %s" % r.stderr[-500:]):
+        return
+    ok, text = nodescope_check(out)
+    check(ok, "graph_range: nodescope check failed:\n%s" % text)
+    t = load(out)
+    kernels = [e for e in events(t, "kernel") if e["name"].startswith("gr_")]
+    keyed = [e for e in kernels if "graph id" in e.get("args", {})]
+    spans = collections.defaultdict(list)
+    for e in events(t, "gpu_user_annotation"):
+        spans[e["name"]].append(e)
+    check(len(kernels) == 30 and len(keyed) == 15,
+          "graph_range: 30 graph kernels, the 15 of the finalizing thread keyed (%d, %d)"
+          % (len(kernels), len(keyed)))
+    check(not spans.get("built"), "graph_range: no device span of the range open at finalize "
+          "(%d)" % len(spans.get("built", [])))
+    if keyed and spans.get("replays"):
+        lo = min(e["ts"] for e in keyed)
+        hi = max(e["ts"] + e["dur"] for e in keyed)
+        check(all(lo - 0.01 <= s["ts"] and s["ts"] + s["dur"] <= hi + 0.01
+                  for s in spans["replays"]),
+              "graph_range: the replays range's spans cover only the keyed kernels")
+    check(bool(spans.get("replays")), "graph_range: the proven replays have their range's span")
+    print("graph_range: %d kernels, %d keyed, device spans %s"
+          % (len(kernels), len(keyed), {k: len(v) for k, v in spans.items()}))
+
+
 for case in args.cases.split(","):
     {"ranges": lambda: case_ranges("1.0.0"), "ranges_v1": lambda: case_ranges("0.17.0"),
      "scenarios": case_scenarios, "refused": case_refused, "exit": case_exit,
      "noprobe": case_noprobe, "graphs": case_graphs, "midrun": case_midrun,
-     "second_tool": case_second_tool}[case]()
+     "second_tool": case_second_tool, "graph_range": case_graph_range}[case]()
 if failures:
     print("pti backend: %d checks failed" % len(failures))
     sys.exit(1)

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "backends/xpu/sdk/pti_sdk.h"
@@ -47,7 +48,34 @@ void Kernel(Queue* q, const char* what) {
 
 }  // namespace
 
+// Issue 29: a range open while a graph is finalized ("built"); the graph replayed 5 times from
+// another thread (its submissions cannot be tied to a call: withheld), then 5 times on this
+// thread inside "replays" (proven). PTI gives every replay's kernels the append call's
+// correlation id, made inside "built": no device span of "built" may cover the withheld replays.
+int GraphRange() {
+  RangePush("built");
+  simsycl::Graph* g = simsycl::CreateGraph(0);
+  simsycl::AddKernel(g, "gr_a", 3000, 1);
+  simsycl::AddKernel(g, "gr_b", 3500, 2);
+  simsycl::AddKernel(g, "gr_c", 4000, 3);
+  simsycl::Exec* exec = simsycl::Finalize(g);
+  RangePop();
+  std::thread([exec] {
+    Queue* q = simsycl::CreateQueue(0);
+    for (int i = 0; i < 5; ++i) simsycl::Submit(q, exec);
+    simsycl::Wait(q);
+  }).join();
+  Queue* q = simsycl::CreateQueue(0);
+  RangePush("replays");
+  for (int i = 0; i < 5; ++i) simsycl::Submit(q, exec);
+  simsycl::Wait(q);
+  RangePop();
+  std::printf("expect graph nodes=3 replays=10 of which on the finalizing thread=5\n");
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "graph_range") return GraphRange();
   const bool exit_mid_run = argc > 1 && std::string(argv[1]) == "exit";
   g_names.reserve(64);
   Queue* a = simsycl::CreateQueue(0);

@@ -6,10 +6,14 @@
 // prints what that attribution gives, judged by the kernel names alone (each node of each exec
 // runs a kernel of its own name): a key is aliased when it holds dispatches of more than one
 // kernel, or of a kernel also found under another key.
-//   plain-recipe: keys=K aliased=A dispatches=D untagged=U
+//   plain-recipe: keys=K aliased=A dispatches=D untagged=U graphs=G max_ordinal=O
+// PLAIN_RECIPE_NAIVE=1: exec ids by address at first launch, never forgotten (no instantiate or
+// destroy handling): the recipe the kineto ROCm PR measured "without forgetting destroyed execs".
 // Run against the simulated SDK it must alias at 4+ threads on 4 hardware queues and not at 1-3:
 // proof that the simulator does not share the backend's assumptions (check_plain_recipe.py).
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <set>
@@ -36,6 +40,10 @@ std::map<uint64_t, std::map<std::string, uint64_t>> g_keys;  // key -> kernel ->
 uint64_t g_dispatches = 0;
 uint64_t g_untagged = 0;
 thread_local std::vector<Launch> t_launches;
+const bool g_naive = [] {
+  const char* v = std::getenv("PLAIN_RECIPE_NAIVE");
+  return v != nullptr && v[0] == '1';
+}();
 
 void OnHipApi(rocprofiler_callback_tracing_record_t record, rocprofiler_user_data_t*, void*) {
   const auto* data =
@@ -45,7 +53,7 @@ void OnHipApi(rocprofiler_callback_tracing_record_t record, rocprofiler_user_dat
   switch (record.operation) {
     case ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphInstantiate:
     case ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphInstantiateWithFlags:
-      if (!enter && data->retval.hipError_t_retval == 0) {
+      if (!enter && data->retval.hipError_t_retval == 0 && !g_naive) {
         // pGraphExec is the first argument of both (valid on EXIT).
         std::lock_guard<std::mutex> lock(g_mutex);
         g_exec_ids[reinterpret_cast<uint64_t>(*args.hipGraphInstantiate.pGraphExec)] =
@@ -53,7 +61,7 @@ void OnHipApi(rocprofiler_callback_tracing_record_t record, rocprofiler_user_dat
       }
       break;
     case ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphExecDestroy:
-      if (enter) {
+      if (enter && !g_naive) {
         std::lock_guard<std::mutex> lock(g_mutex);
         g_exec_ids.erase(reinterpret_cast<uint64_t>(args.hipGraphExecDestroy.graphExec));
       }
@@ -61,7 +69,10 @@ void OnHipApi(rocprofiler_callback_tracing_record_t record, rocprofiler_user_dat
     case ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphLaunch:
       if (enter) {
         std::lock_guard<std::mutex> lock(g_mutex);
-        auto it = g_exec_ids.find(reinterpret_cast<uint64_t>(args.hipGraphLaunch.graphExec));
+        const uint64_t address = reinterpret_cast<uint64_t>(args.hipGraphLaunch.graphExec);
+        if (g_naive && g_exec_ids.find(address) == g_exec_ids.end())
+          g_exec_ids[address] = g_next_exec_id++;
+        auto it = g_exec_ids.find(address);
         t_launches.push_back({it == g_exec_ids.end() ? 0 : it->second, 0});
       } else if (!t_launches.empty()) {
         t_launches.pop_back();
@@ -148,9 +159,18 @@ void Finalize(void*) {
   size_t aliased = 0;
   for (const auto& [key, kernels] : g_keys)
     if (kernels.size() > 1 || keys_of[kernels.begin()->first].size() > 1) ++aliased;
-  std::fprintf(stderr, "plain-recipe: keys=%zu aliased=%zu dispatches=%llu untagged=%llu\n",
+  std::set<uint64_t> graphs;
+  uint64_t max_ordinal = 0;
+  for (const auto& [key, kernels] : g_keys) {
+    graphs.insert(key >> 32);
+    max_ordinal = std::max(max_ordinal, key & 0xffffffffu);
+  }
+  std::fprintf(stderr,
+               "plain-recipe: keys=%zu aliased=%zu dispatches=%llu untagged=%llu graphs=%zu "
+               "max_ordinal=%llu\n",
                g_keys.size(), aliased, static_cast<unsigned long long>(g_dispatches),
-               static_cast<unsigned long long>(g_untagged));
+               static_cast<unsigned long long>(g_untagged), graphs.size(),
+               static_cast<unsigned long long>(max_ordinal));
 }
 
 rocprofiler_tool_configure_result_t g_result{sizeof(rocprofiler_tool_configure_result_t),

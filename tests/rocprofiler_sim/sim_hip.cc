@@ -13,6 +13,19 @@
 // thread's latest correlation id (RS/lib/rocprofiler-sdk/hsa/queue.cpp:281-310 in
 // ROCM-PTI-FACTS.md). A queue used by one launching stream is therefore always clean.
 //
+// Issue 29 adds what ROCr and HIP do beyond that, each from the sources
+// (ROCm/rocm-systems@1b1610fc, ROCr
+// projects/rocr-runtime/runtime/hsa-runtime/core/runtime/intercept_queue.cpp):
+//  - Plain launches (simhipLaunchKernel) are packets like any other: the thread that rings a
+//    queue's doorbell processes every valid packet on it, whoever wrote it (:324-398), so a plain
+//    launch's packet may be left pending and processed by a graph launcher, and the reverse.
+//  - ROCr's overflow path (SIM_ASYNC_PERCENT): when processing puts packets on the overflow list it
+//    stops (:389-392) and a barrier's async handler rings the doorbell later (:174-183, :333-346):
+//    the rest of the queue is processed on ROCr's own thread, in no HIP call (a fresh correlation
+//    id, RS/lib/rocprofiler-sdk/hsa/queue.cpp:281-298), unless a launching thread rings first.
+//  - HIP's worker thread (SIM_WORKER_PERCENT, AMD_DIRECT_DISPATCH=0): a launch handed to the
+//    runtime's worker is written, and the queue processed, there: in no HIP call.
+//
 // Calibration (not derived from HIP's source): the runtime keeps one queue of a small pool to
 // itself (queues for streams = q - 1 when q <= 4, else q), so with the default 4 queues a fourth
 // launching thread shares a queue and with 8 queues 8 threads do not; the batching chance and its
@@ -24,11 +37,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdlib>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "sim_runtime.h"
@@ -56,6 +72,14 @@ Runtime& R() {
     c.hazard_per_million = static_cast<uint32_t>(percent * 10000.0);
     c.seed = static_cast<uint64_t>(EnvInt("SIM_SEED", 1));
     c.node_cpu_ns = std::max(0, EnvInt("SIM_NODE_CPU_NS", 2000));
+    auto per_million = [](const char* name) {
+      const char* v = std::getenv(name);
+      return v != nullptr ? static_cast<uint32_t>(std::atof(v) * 10000.0) : 0u;
+    };
+    c.async_per_million = per_million("SIM_ASYNC_PERCENT");
+    c.worker_per_million = per_million("SIM_WORKER_PERCENT");
+    const char* direct = std::getenv("AMD_DIRECT_DISPATCH");
+    c.direct_dispatch = direct == nullptr || std::string(direct) != "0";
     uint64_t queue_id = 1;
     r->devices.resize(static_cast<size_t>(c.devices));
     for (size_t d = 0; d < r->devices.size(); ++d) {
@@ -93,9 +117,80 @@ void SleepNs(long ns) {
   nanosleep(&ts, nullptr);
 }
 
-// Writes every pending packet of `queue` on this thread (the caller holds queue.mutex).
-void Drain(HwQueue& queue) {
+// A thread of the runtime's own (ROCr's async doorbell handler, HIP's worker): runs jobs in order,
+// in no HIP call. Never destroyed (used until the process exits).
+class RuntimeThread {
+ public:
+  void Post(std::function<void()> job) {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!started_) {
+      started_ = true;
+      std::thread([this] { Run(); }).detach();
+    }
+    jobs_.push_back(std::move(job));
+    ++posted_;
+    cv_.notify_all();
+  }
+  // Until every job posted so far has run.
+  void WaitIdle() {
+    std::unique_lock<std::mutex> lock(mu_);
+    const uint64_t target = posted_;
+    cv_.wait(lock, [&] { return done_ >= target; });
+  }
+
+ private:
+  void Run() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [&] { return !jobs_.empty(); });
+      std::function<void()> job = std::move(jobs_.front());
+      jobs_.pop_front();
+      lock.unlock();
+      job();
+      lock.lock();
+      ++done_;
+      cv_.notify_all();
+    }
+  }
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> jobs_;
+  uint64_t posted_ = 0, done_ = 0;
+  bool started_ = false;
+};
+RuntimeThread& AsyncThread() {
+  static auto* t = new RuntimeThread;
+  return *t;
+}
+RuntimeThread& WorkerThread() {
+  static auto* t = new RuntimeThread;
+  return *t;
+}
+thread_local bool t_runtime_thread = false;  // this thread is the async or the worker thread
+
+void Drain(HwQueue& queue, bool may_overflow = true);
+
+// ROCr's overflow path: the rest of the queue processed on its async doorbell thread.
+void DeferToAsync(HwQueue* queue) {
+  AsyncThread().Post([queue] {
+    t_runtime_thread = true;
+    std::lock_guard<std::mutex> lock(queue->mutex);
+    Drain(*queue, /*may_overflow=*/false);
+  });
+}
+
+// Writes every pending packet of `queue` on this thread (the caller holds queue.mutex), as ROCr's
+// InterceptQueue::StoreRelaxed processes every valid packet; with SIM_ASYNC_PERCENT, after a
+// packet, processing may stop there (the overflow list) and the rest go to ROCr's async thread.
+void Drain(HwQueue& queue, bool may_overflow) {
   Runtime& r = R();
+  // Overflow packets that could not all be submitted: no space for the others either
+  // (intercept_queue.cpp:333-342); the async handler's doorbell ring processes them later.
+  if (may_overflow && !queue.pending.empty() && r.config.async_per_million > 0 &&
+      NextRandom() < r.config.async_per_million) {
+    DeferToAsync(&queue);
+    return;
+  }
   while (!queue.pending.empty()) {
     HwQueue::Packet packet = queue.pending.front();
     queue.pending.pop_front();
@@ -103,6 +198,7 @@ void Drain(HwQueue& queue) {
         sim::CorrelateAsync(ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH,
                             ROCPROFILER_KERNEL_DISPATCH_ENQUEUE);
     if (packet.launcher != sim::ThreadId()) r.cross_thread.fetch_add(1);
+    if (t_runtime_thread) r.runtime_thread_dispatches.fetch_add(1);
     rocprofiler_kernel_dispatch_info_t info{};
     info.agent_id.handle = r.devices[static_cast<size_t>(packet.device)].agent;
     info.queue_id.handle = queue.id;
@@ -113,6 +209,11 @@ void Drain(HwQueue& queue) {
     const uint64_t start = std::max(sim::BootNs() + 1000, queue.busy_until_ns);
     queue.busy_until_ns = start + 2000;
     sim::EmitKernelDispatch(c, info, start, start + 2000);
+    if (may_overflow && !queue.pending.empty() && r.config.async_per_million > 0 &&
+        NextRandom() < r.config.async_per_million) {
+      DeferToAsync(&queue);
+      return;
+    }
   }
 }
 
@@ -166,6 +267,12 @@ void CopyNode(SimStream* stream, const SimNodeOp& op) {
 void Ring(SimStream* stream) {
   std::lock_guard<std::mutex> lock(stream->queue->mutex);
   Drain(*stream->queue);
+}
+
+// Every job the runtime's own threads were given so far has run (a synchronize waits for them).
+void WaitRuntimeThreads() {
+  if (!R().config.direct_dispatch || R().config.worker_per_million > 0) WorkerThread().WaitIdle();
+  if (R().config.async_per_million > 0) AsyncThread().WaitIdle();
 }
 
 // HIP's stream callbacks around a call taking a stream.
@@ -261,6 +368,7 @@ int simhipStreamSynchronize(simStream_t stream) {
   auto args = Args();
   args.hipStreamSynchronize.stream = stream;
   ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamSynchronize, args);
+  WaitRuntimeThreads();
   Ring(stream);
   return call.Return(simSuccess);
 }
@@ -336,7 +444,29 @@ int simhipLaunchKernel(simFunction_t function, simStream_t stream) {
     stream->capture_tail = {g.nodes.size() - 1};
     return call.Return(simSuccess);
   }
-  Submit(stream, function, /*may_batch=*/false);
+  // HIP hands the launch to its worker thread (AMD_DIRECT_DISPATCH=0: always), which writes the
+  // packet and rings the doorbell there, after this call may have returned.
+  const bool worker = !R().config.direct_dispatch || (R().config.worker_per_million > 0 &&
+                                                      NextRandom() < R().config.worker_per_million);
+  if (worker) {
+    const uint64_t launcher = sim::ThreadId();
+    stream->queue->launching.fetch_add(1, std::memory_order_relaxed);  // a launch in flight
+    WorkerThread().Post([stream, function, launcher] {
+      t_runtime_thread = true;
+      std::lock_guard<std::mutex> lock(stream->queue->mutex);
+      stream->queue->pending.push_back({function, stream->device, launcher, 1});
+      Drain(*stream->queue);
+      stream->queue->launching.fetch_sub(1, std::memory_order_relaxed);
+    });
+    return call.Return(simSuccess);
+  }
+  // A plain launch's packet is a packet like a graph's: it may be left pending while other
+  // threads launch on its queue, for whoever rings the doorbell next (issue 29).
+  stream->queue->launching.fetch_add(1, std::memory_order_relaxed);
+  Submit(stream, function, /*may_batch=*/true);
+  if (R().config.node_cpu_ns > 0) SleepNs(R().config.node_cpu_ns);
+  Ring(stream);
+  stream->queue->launching.fetch_sub(1, std::memory_order_relaxed);
   return call.Return(simSuccess);
 }
 
@@ -359,6 +489,24 @@ int simhipGraphLaunch(simGraphExec_t exec, simStream_t stream) {
   args.hipGraphLaunch.stream = stream;
   ApiCall call(ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphLaunch, args);
   if (!exec->live) return call.Return(simErrorInvalidValue);
+  if (!R().config.direct_dispatch) {
+    // AMD_DIRECT_DISPATCH=0: HIP's worker thread writes the graph's packets and rings the doorbell.
+    const uint64_t launcher = sim::ThreadId();
+    std::vector<HwQueue::Packet> packets;
+    for (size_t i = 0; i < exec->functions.size(); ++i) {
+      const SimNodeOp& op = exec->ops[i];
+      if (op.kind == SimNodeOp::kCopySdma) continue;  // (copies: not modelled on this path)
+      const uint32_t blocks = op.kind == SimNodeOp::kKernel ? 1 : sim::BlitBlocks(op.bytes);
+      packets.push_back({exec->functions[i], stream->device, launcher, blocks});
+    }
+    WorkerThread().Post([stream, packets] {
+      t_runtime_thread = true;
+      std::lock_guard<std::mutex> lock(stream->queue->mutex);
+      for (const auto& p : packets) stream->queue->pending.push_back(p);
+      Drain(*stream->queue);
+    });
+    return call.Return(simSuccess);
+  }
   stream->queue->launching.fetch_add(1, std::memory_order_relaxed);
   for (size_t i = 0; i < exec->functions.size(); ++i) {
     const SimNodeOp& op = exec->ops[i];
@@ -454,6 +602,7 @@ int simhipStreamWaitEvent(simStream_t stream, simEvent_t event, unsigned int fla
 }
 
 uint64_t simhipCrossThreadDispatches(void) { return R().cross_thread.load(); }
+uint64_t simhipRuntimeThreadDispatches(void) { return R().runtime_thread_dispatches.load(); }
 
 // The SDK's agents: the CPU (agent 1) and one GPU per simulated device (agents 2, 3, ...), as an
 // MI355X-like gfx950 part; callable any time, as in the SDK (also before the first HIP call).

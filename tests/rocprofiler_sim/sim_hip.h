@@ -13,6 +13,10 @@
 //                         thread launches on that queue; k others: times k(k+1)/2 (default 1.5,
 //                         calibrated: see sim_hip.cc)
 //   SIM_SEED              seed of the hazard's random choices (default 1)
+//   SIM_ASYNC_PERCENT     chance, in percent per packet processed with more pending, that ROCr's
+//                         overflow path leaves the rest of the queue to its async thread (0)
+//   SIM_WORKER_PERCENT    chance, in percent, that a plain launch goes to HIP's worker thread (0)
+//   AMD_DIRECT_DISPATCH   0: every launch (plain and graph) written by HIP's worker thread
 #pragma once
 
 #include <stddef.h>
@@ -102,5 +106,7 @@ void simroctxMarkA(const char* message);
 // What the simulator knows and a real GPU would not tell: how many dispatches were written to a
 // hardware queue by a thread other than the one that launched them (the hazard's victims).
 uint64_t simhipCrossThreadDispatches(void);
+// Of those, how many ROCr's async thread or HIP's worker thread processed (issue 29).
+uint64_t simhipRuntimeThreadDispatches(void);
 
 }  // extern "C"

@@ -79,19 +79,66 @@ void ReplayOnThreads(const std::vector<simGraphExec_t>& execs,
   for (auto& th : threads) th.join();
   std::printf("sim cross_thread_dispatches=%llu\n",
               static_cast<unsigned long long>(simhipCrossThreadDispatches()));
+  std::printf("sim runtime_thread_dispatches=%llu\n",
+              static_cast<unsigned long long>(simhipRuntimeThreadDispatches()));
 }
 
 // N threads launching at once, one exec and stream each (streams made here, in thread order, so
-// the queue each gets is the same from run to run).
+// the queue each gets is the same from run to run). Issue 29's variants, by environment:
+//   SIM_MIX_PLAIN=1   each thread also makes a plain launch (kernel t<t>_p0) before every replay,
+//                     on a stream of its own (made after the graph streams: queues are shared)
+//   SIM_RANGES=1      each thread's launches run inside a roctx range "r<t>" pushed around them
 void Threads(int n) {
-  std::vector<simStream_t> streams;
+  const bool plain =
+      std::getenv("SIM_MIX_PLAIN") != nullptr && std::atoi(std::getenv("SIM_MIX_PLAIN"));
+  const bool ranges = std::getenv("SIM_RANGES") != nullptr && std::atoi(std::getenv("SIM_RANGES"));
+  if (!plain && !ranges) {
+    std::vector<simStream_t> streams;
+    std::vector<simGraphExec_t> execs;
+    for (int t = 0; t < n; ++t) {
+      streams.push_back(Stream());
+      execs.push_back(Instantiate(Fan(Kernels("t" + std::to_string(t) + "_n", 6), 4)));
+      std::printf("expect nodes=6 replays=100\n");
+    }
+    ReplayOnThreads(execs, streams, 100);
+    return;
+  }
+  std::vector<simStream_t> streams, plain_streams;
   std::vector<simGraphExec_t> execs;
+  std::vector<simFunction_t> plain_kernels;
   for (int t = 0; t < n; ++t) {
     streams.push_back(Stream());
     execs.push_back(Instantiate(Fan(Kernels("t" + std::to_string(t) + "_n", 6), 4)));
     std::printf("expect nodes=6 replays=100\n");
   }
-  ReplayOnThreads(execs, streams, 100);
+  for (int t = 0; t < n && plain; ++t) {
+    plain_streams.push_back(Stream());
+    plain_kernels.push_back(Kernels("t" + std::to_string(t) + "_p", 1)[0]);
+    std::printf("expect plain=100\n");
+  }
+  std::vector<std::thread> threads;
+  std::atomic<int> ready{0};
+  for (int t = 0; t < n; ++t) {
+    threads.emplace_back([&, t] {
+      const size_t u = static_cast<size_t>(t);
+      const std::string range = "r" + std::to_string(t);
+      ready.fetch_add(1);
+      while (ready.load() < n) std::this_thread::yield();
+      if (ranges) simroctxRangePushA(range.c_str());
+      for (int i = 0; i < 100; ++i) {
+        if (plain) CHECK(simhipLaunchKernel(plain_kernels[u], plain_streams[u]));
+        CHECK(simhipGraphLaunch(execs[u], streams[u]));
+      }
+      CHECK(simhipStreamSynchronize(streams[u]));
+      if (plain) CHECK(simhipStreamSynchronize(plain_streams[u]));
+      if (ranges) simroctxRangePop();
+    });
+  }
+  for (auto& th : threads) th.join();
+  std::printf("sim cross_thread_dispatches=%llu\n",
+              static_cast<unsigned long long>(simhipCrossThreadDispatches()));
+  std::printf("sim runtime_thread_dispatches=%llu\n",
+              static_cast<unsigned long long>(simhipRuntimeThreadDispatches()));
 }
 
 // kernel -> copy to the device -> kernel -> memset -> `tail`: node i's kernel is prefix<i>; each
@@ -191,6 +238,35 @@ int main(int argc, char** argv) {
     std::printf(
         "expect nodes=4 replays=150\nexpect nodes=4 replays=150\n"
         "expect nodes=4 replays=150\n");
+  } else if (c == "updateonly") {
+    // The kineto ROCm PR's exec-update row: a 4-node chain x 150, updated to 4 other kernels, 150
+    // more. One exec throughout.
+    simStream_t s = Stream();
+    simGraphExec_t e = Instantiate(Chain(Kernels("uo_a", 4), nullptr));
+    Replay(e, s, 150);
+    CHECK(simhipGraphExecUpdate(e, Chain(Kernels("uo_b", 4), nullptr)));
+    Replay(e, s, 150);
+    CHECK(simhipStreamSynchronize(s));
+    std::printf("expect nodes=4 replays=150\nexpect nodes=4 replays=150\n");
+  } else if (c == "destroyreuse") {
+    // The PR's destroy row: two execs replayed, the second destroyed, a third graph instantiated
+    // at its address (the simulator reuses it at once), replayed. 4-node chains, 100 replays each.
+    simStream_t s = Stream();
+    simGraphExec_t a = Instantiate(Chain(Kernels("dr_a", 4), nullptr));
+    simGraphExec_t b = Instantiate(Chain(Kernels("dr_b", 4), nullptr));
+    Replay(a, s, 100);
+    Replay(b, s, 100);
+    CHECK(simhipStreamSynchronize(s));
+    CHECK(simhipGraphExecDestroy(b));
+    simGraphExec_t c3 = Instantiate(Chain(Kernels("dr_c", 4), nullptr));
+    if (c3 != b) {
+      std::fprintf(stderr, "the simulator did not reuse the destroyed exec's address\n");
+      return 1;
+    }
+    Replay(c3, s, 100);
+    CHECK(simhipStreamSynchronize(s));
+    std::printf(
+        "expect nodes=4 replays=100\nexpect nodes=4 replays=100\nexpect nodes=4 replays=100\n");
   } else if (c == "setparams") {
     simStream_t s = Stream();
     std::vector<simGraphNode_t> nodes;

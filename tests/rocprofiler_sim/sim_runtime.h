@@ -24,7 +24,7 @@ struct HwQueue {
   std::mutex mutex;
   uint64_t id = 0;
   uint64_t busy_until_ns = 0;
-  std::atomic<int> launching{0};  // threads inside a graph launch on this queue
+  std::atomic<int> launching{0};  // threads inside a launch (graph or plain) on this queue
   struct Packet {
     const SimFunction* function;
     int device;
@@ -49,6 +49,13 @@ struct Config {
   // The CPU cost of writing one node's packet at a graph launch (SIM_NODE_CPU_NS; 0: none, for
   // runs of millions of launches).
   long node_cpu_ns = 2000;
+  // Issue 29's hazards (sim_hip.cc): the chance, per million packets processed, that ROCr's
+  // overflow path stops processing and leaves the rest of the queue to its async doorbell thread
+  // (SIM_ASYNC_PERCENT); per million plain launches, that HIP hands the launch to its worker
+  // thread (SIM_WORKER_PERCENT); and AMD_DIRECT_DISPATCH=0 (every launch by the worker).
+  uint32_t async_per_million = 0;
+  uint32_t worker_per_million = 0;
+  bool direct_dispatch = true;
 };
 
 inline int EnvInt(const char* name, int fallback) {
@@ -129,6 +136,7 @@ struct Runtime {
   std::vector<rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t> symbols;
   std::atomic<uint64_t> next_dispatch{1};
   std::atomic<uint64_t> cross_thread{0};
+  std::atomic<uint64_t> runtime_thread_dispatches{0};  // processed by the async or worker thread
   std::atomic<uint64_t> next_thread_index{0};
   uint64_t next_code_object = 1;
   uint64_t next_kernel = 1;

@@ -122,7 +122,9 @@ Status RocprofilerTracer::ConfigureTool() {
       ROCPROFILER_HIP_RUNTIME_API_ID_hipLaunchKernel, ROCPROFILER_HIP_RUNTIME_API_ID_hipEventRecord,
       ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamWaitEvent,
       ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphAddKernelNode,
-      ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphDestroy};
+      ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphDestroy,
+      // Plain dispatching calls: peers of graph launches (issue 29; hipLaunchKernel above).
+      ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyAsync};
   RETURN_IF_ERROR(
       Check(sdk.configure_callback_tracing(context, ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
                                            graph_ops, std::size(graph_ops), &OnHipApi, nullptr),

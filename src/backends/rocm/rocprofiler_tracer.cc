@@ -57,6 +57,13 @@ Status Check(rocprofiler_status_t s, const char* what) {
 
 uint64_t AsHandle(const void* p) { return reinterpret_cast<uint64_t>(p); }
 
+// The stream a plain call dispatches on; the null stream (0 means "unknown" to the stage) as a
+// handle of its own, the same for every device (so never proven where two devices use it).
+constexpr uint64_t kNullStream = 1;
+uint64_t StreamHandle(const void* stream) {
+  return stream != nullptr ? AsHandle(stream) : kNullStream;
+}
+
 // The template graph of an instantiate call.
 const void* GraphOf(rocprofiler_tracing_operation_t op, const rocprofiler_hip_api_args_t& args) {
   switch (op) {
@@ -85,6 +92,16 @@ Status RocprofilerTracer::StartCollection(const TracerOptions& options) {
   RETURN_IF_ERROR(ActiveRocprofilerTracer().Claim(this, "rocprofiler-sdk"));
   ActiveTracerPid() = getpid();
   stage_ = MakeReconstructingStage(options.graph_attribution);
+  // HIP's AMD_DIRECT_DISPATCH=0: a runtime worker thread writes every packet, inside no launch
+  // call, so no dispatch can be tied to its launch (issue 29).
+  const char* direct = std::getenv("AMD_DIRECT_DISPATCH");
+  direct_dispatch_off_ = direct != nullptr && std::string(direct) == "0";
+  if (direct_dispatch_off_ && options.graph_attribution) {
+    WarnOnce("amd_direct_dispatch_off",
+             "AMD_DIRECT_DISPATCH=0: HIP's worker thread writes every dispatch packet, outside the "
+             "launch call, so no graph kernel can be tied to its launch: the trace will have no "
+             "graph keys (unset AMD_DIRECT_DISPATCH or set it to 1 for graph attribution)");
+  }
   decoder_.emplace(&trace(), options.max_events, BootToRealtimeNs());
   set_stage(stage_.get());
   AddDevices();
@@ -180,10 +197,24 @@ void RocprofilerTracer::OnHipApi(rocprofiler_callback_tracing_record_t record,
       if (ok) self->capture_.BeginCapture(AsHandle(args.hipStreamBeginCapture.stream));
       break;
     case ROCPROFILER_HIP_RUNTIME_API_ID_hipLaunchKernel:
+      // A plain launch is a peer of the graph launches it overlaps: in ROCr the thread ringing a
+      // queue's doorbell processes every valid packet on it (intercept_queue.cpp:324-398).
+      if (enter) {
+        stage.PlainBegin(StreamHandle(args.hipLaunchKernel.stream), record.correlation_id.internal);
+      } else {
+        stage.LaunchEnd();
+      }
       if (ok) {
         self->capture_.KernelLaunched(AsHandle(args.hipLaunchKernel.stream),
                                       RangeRecorder::Get().CurrentRange(),
                                       AsHandle(args.hipLaunchKernel.function_address));
+      }
+      break;
+    case ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyAsync:
+      if (enter) {
+        stage.PlainBegin(StreamHandle(args.hipMemcpyAsync.stream), record.correlation_id.internal);
+      } else {
+        stage.LaunchEnd();
       }
       break;
     case ROCPROFILER_HIP_RUNTIME_API_ID_hipEventRecord:
@@ -253,13 +284,23 @@ void RocprofilerTracer::ScopeExec(uint64_t exec, uint64_t graph) {
 // On the thread writing the packet: the recipe's tag when a graph launch is open there; else
 // the pushed value (a user range, or none).
 int RocprofilerTracer::OnRequest(rocprofiler_thread_id_t, rocprofiler_context_id_t,
-                                 rocprofiler_external_correlation_id_request_kind_t,
+                                 rocprofiler_external_correlation_id_request_kind_t kind,
                                  rocprofiler_tracing_operation_t, uint64_t internal,
                                  rocprofiler_user_data_t* external, void*) {
   RocprofilerTracer* self = Collecting();
   if (self == nullptr) return 1;
-  const uint64_t tag = self->stage_->OnDispatch(internal);
+  const bool packet = kind == ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH;
+  const uint64_t tag = self->stage_->OnDispatch(internal, packet);
   if (tag == 0) return 1;
+  if (ReconstructingStage::IsForeignTag(tag)) {
+    // No range either: "use the pushed value" would give another thread's (the main thread's).
+    NODESCOPE_WARN_ONCE("dispatch_from_thread_without_launch",
+                        "dispatch packets were processed on a thread with no launch open (ROCr's "
+                        "async doorbell thread, a HIP worker thread, or a thread inside another "
+                        "call ringing a shared queue): that work is written without graph keys "
+                        "or user ranges, and graph launches open meanwhile are withheld "
+                        "(foreign_writer)");
+  }
   external->value = tag;
   return 0;
 }
@@ -282,6 +323,12 @@ void RocprofilerTracer::AddCounters(Trace* trace, bool at_stop) {
                                static_cast<int64_t>(stage_->overlapped_launches_proven()));
   trace->counters.emplace_back("overlapped_launches_withheld",
                                static_cast<int64_t>(stage_->overlapped_launches_withheld()));
+  // Issue 29: packets processed outside any launch, plain calls' dispatches of unproven writer.
+  trace->counters.emplace_back("dispatches_from_threads_without_launch",
+                               static_cast<int64_t>(stage_->foreign_dispatches()));
+  trace->counters.emplace_back("plain_dispatches_unproven",
+                               static_cast<int64_t>(stage_->plain_unproven()));
+  if (direct_dispatch_off_) trace->counters.emplace_back("amd_direct_dispatch_off", 1);
   if (const uint64_t n = capture_.unscoped_launches(); n > 0) {  // rocprofiler_capture.h
     trace->counters.emplace_back("forked_capture_launches_unscoped", static_cast<int64_t>(n));
   }

@@ -89,6 +89,7 @@ class RocprofilerTracer final : public BackendTracer {
   rocprofiler_context_id_t context_{0};  // the tool's tracing context and buffer
   rocprofiler_buffer_id_t buffer_{0};
   std::atomic<bool> collecting_{false};  // the decoder and stage exist: callbacks may use them
+  bool direct_dispatch_off_ = false;     // AMD_DIRECT_DISPATCH=0 at the start (issue 29)
 };
 
 }  // namespace nodescope::rocprofiler
