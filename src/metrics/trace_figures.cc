@@ -1,0 +1,118 @@
+#include "metrics/trace_figures.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+#include <utility>
+
+#include "analysis/reader/trace_event.h"
+#include "analysis/stats/kernel_name.h"
+#include "analysis/stats/node_series.h"
+#include "analysis/stats/trace_overview.h"
+
+namespace nodescope::metrics {
+namespace {
+
+struct ReplaySpan {
+  double start_us = 0;
+  double end_us = 0;
+  int64_t device = -1;
+};
+
+}  // namespace
+
+StatusOr<ProcessFigures> FiguresFromTrace(const std::string& path, uint64_t pid) {
+  // Device of each node key, and the span of each replay (graph id, launch correlation).
+  std::unordered_map<uint64_t, int64_t> device_of;
+  std::map<std::pair<uint64_t, int64_t>, ReplaySpan> replays;
+  auto also = [&](const analysis::TraceEvent& e) -> Status {
+    if (!e.graph_id || !e.graph_node_id || !e.ts_us || !e.dur_us) return OkStatus();
+    if (*e.graph_id == 0) return OkStatus();
+    const int64_t device = e.pid.kind == analysis::TraceId::Kind::kNumber ? e.pid.number : -1;
+    device_of.emplace(*e.graph_node_id, device);
+    const int64_t corr = e.correlation.value_or(0);
+    auto [it, fresh] = replays.try_emplace({*e.graph_id, corr});
+    ReplaySpan& s = it->second;
+    const double end = *e.ts_us + *e.dur_us;
+    if (fresh) {
+      s = {*e.ts_us, end, device};
+    } else {
+      s.start_us = std::min(s.start_us, *e.ts_us);
+      s.end_us = std::max(s.end_us, end);
+    }
+    return OkStatus();
+  };
+  StatusOr<std::vector<analysis::GraphNodes>> read =
+      analysis::CollectNodeSeriesPerProcess(path, nullptr, {}, also);
+  RETURN_IF_ERROR(read.status());
+  ProcessFigures out;
+  out.pid = pid;
+  if (read->empty()) return out;
+  const analysis::GraphNodes& gn = (*read)[0];
+  const analysis::TraceMetadata& md = gn.metadata;
+  if (md.rank) out.rank = std::to_string(*md.rank);
+  std::unordered_map<uint64_t, std::string> names;
+  for (auto& [id, name] : analysis::GraphNames(gn)) names.emplace(id, std::move(name));
+  const std::vector<double>& bounds = DurationBuckets();
+  auto device_label = [](int64_t d) { return d < 0 ? std::string() : std::to_string(d); };
+  for (const analysis::NodeSeries& n : gn.nodes) {
+    NodeFigures f;
+    f.graph = names[n.graph_id];
+    f.node = static_cast<uint32_t>(n.node_id & 0xffffffffu);
+    f.kernel = analysis::ShortKernelName(n.name, kKernelLabelChars);
+    auto d = device_of.find(n.node_id);
+    f.device = device_label(d == device_of.end() ? -1 : d->second);
+    f.durations.buckets.assign(bounds.size() + 1, 0);
+    for (const analysis::NodeOccurrence& o : n.occurrences) f.durations.Observe(o.dur_us * 1e-6, bounds);
+    out.nodes.push_back(std::move(f));
+  }
+  std::map<std::pair<uint64_t, int64_t>, size_t> graph_index;  // (graph id, device) -> graphs[i]
+  for (const auto& [key, span] : replays) {
+    auto [it, fresh] = graph_index.try_emplace({key.first, span.device}, out.graphs.size());
+    if (fresh) {
+      GraphFigures g;
+      g.graph = names.count(key.first) ? names[key.first] : std::to_string(key.first);
+      g.device = device_label(span.device);
+      g.replays.buckets.assign(bounds.size() + 1, 0);
+      out.graphs.push_back(std::move(g));
+    }
+    out.graphs[it->second].replays.Observe((span.end_us - span.start_us) * 1e-6, bounds);
+  }
+  out.replays_kept = replays.size();
+  out.replays_seen = out.replays_kept;
+  if (md.sampling) {
+    out.replays_kept = md.sampling->graph_launches_traced;
+    out.replays_seen = md.sampling->graph_launches;
+  }
+  out.dropped = md.dropped_total.value_or(0);
+  out.withheld = md.withheld;
+  return out;
+}
+
+StatusOr<ProcessFigures> FiguresFromText(const std::string& text, uint64_t pid) {
+  // The reader reads files: the text goes into an anonymous file, read through /proc/self/fd.
+  const int fd = memfd_create("nodescope-metrics", MFD_CLOEXEC);
+  if (fd < 0) return InternalError(std::string("memfd_create: ") + std::strerror(errno));
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      close(fd);
+      return InternalError(std::string("write to memfd: ") + std::strerror(err));
+    }
+    done += static_cast<size_t>(n);
+  }
+  StatusOr<ProcessFigures> figures = FiguresFromTrace("/proc/self/fd/" + std::to_string(fd), pid);
+  close(fd);
+  return figures;
+}
+
+}  // namespace nodescope::metrics
