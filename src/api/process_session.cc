@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -172,13 +173,18 @@ void MetricsFeeder(unsigned interval_ms) {
   sigset_t all;  // signals go to the application's threads, never here
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, nullptr);
+  uint64_t wait_ms = interval_ms;
   while (g_state.load() == kRunning) {
-    for (unsigned slept = 0; slept < interval_ms && g_state.load() == kRunning; slept += 50) {
+    for (uint64_t slept = 0; slept < wait_ms && g_state.load() == kRunning; slept += 50) {
       usleep(50 * 1000);
     }
     if (g_state.load() != kRunning || getpid() != g_owner_pid) return;
+    const uint64_t t0 = NowNs();
     if (!FeedMetricsOnce()) return;
     ReturnFreedMemoryToSystem();
+    // A feed copies and writes the whole window: at most 1 % of one core, however large the
+    // window grows (the interval stretches to 100 times what the last feed took).
+    wait_ms = std::max<uint64_t>(interval_ms, (NowNs() - t0) / 1000000 * 100);
   }
 }
 

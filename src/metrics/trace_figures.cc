@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <unordered_map>
 #include <utility>
@@ -24,6 +25,26 @@ struct ReplaySpan {
   double end_us = 0;
   int64_t device = -1;
 };
+
+// Past the reader's occurrence limit (NodeSeriesOptions::max_samples) a node holds a sample of its
+// occurrences: the buckets are scaled to its exact count (largest remainders), the sum is exact.
+void ScaleTo(HistogramValues* h, uint64_t count, double sum) {
+  const uint64_t held = h->count();
+  std::vector<std::pair<double, size_t>> remainders;
+  uint64_t given = 0;
+  for (size_t i = 0; i < h->buckets.size(); ++i) {
+    const double exact = static_cast<double>(h->buckets[i]) * static_cast<double>(count) /
+                         static_cast<double>(held);
+    h->buckets[i] = static_cast<uint64_t>(exact);
+    given += h->buckets[i];
+    remainders.emplace_back(exact - std::floor(exact), i);
+  }
+  std::sort(remainders.begin(), remainders.end(), std::greater<>());
+  for (size_t k = 0; given < count && k < remainders.size(); ++k, ++given) {
+    ++h->buckets[remainders[k].second];
+  }
+  h->sum = sum;
+}
 
 }  // namespace
 
@@ -70,6 +91,7 @@ StatusOr<ProcessFigures> FiguresFromTrace(const std::string& path, uint64_t pid)
     f.device = device_label(d == device_of.end() ? -1 : d->second);
     f.durations.buckets.assign(bounds.size() + 1, 0);
     for (const analysis::NodeOccurrence& o : n.occurrences) f.durations.Observe(o.dur_us * 1e-6, bounds);
+    if (n.sampled() && !n.occurrences.empty()) ScaleTo(&f.durations, n.count(), n.durations.sum * 1e-6);
     out.nodes.push_back(std::move(f));
   }
   std::map<std::pair<uint64_t, int64_t>, size_t> graph_index;  // (graph id, device) -> graphs[i]
