@@ -12,8 +12,8 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -201,8 +201,8 @@ void StartMetricsFeed(const char* root_pid) {
   struct stat st {};
   if (end == fd_text || *end != '\0' || fd < 3 || fd > 65535 ||
       fstat(static_cast<int>(fd), &st) != 0 || !S_ISFIFO(st.st_mode)) {
-    LogWarning("metrics_fd_ignored", "%s=%s is not a pipe: no metrics fed", metrics_feed::kFdVariable,
-               TerminalText(fd_text).c_str());
+    LogWarning("metrics_fd_ignored", "%s=%s is not a pipe: no metrics fed",
+               metrics_feed::kFdVariable, TerminalText(fd_text).c_str());
     return;
   }
   fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);

@@ -8,9 +8,8 @@
 namespace nodescope::metrics {
 
 const std::vector<double>& DurationBuckets() {
-  static const std::vector<double> b = {1e-6, 2e-6, 5e-6, 1e-5, 2e-5, 5e-5, 1e-4,
-                                        2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 1e-2, 2e-2,
-                                        5e-2, 0.1,  0.2,  0.5,  1.0};
+  static const std::vector<double> b = {1e-6, 2e-6, 5e-6, 1e-5, 2e-5, 5e-5, 1e-4, 2e-4, 5e-4, 1e-3,
+                                        2e-3, 5e-3, 1e-2, 2e-2, 5e-2, 0.1,  0.2,  0.5,  1.0};
   return b;
 }
 
@@ -89,8 +88,7 @@ void HistogramValues::Add(const HistogramValues& other) {
   sum += other.sum;
 }
 
-void ExpositionWriter::Family(std::string_view name, std::string_view type,
-                              std::string_view help) {
+void ExpositionWriter::Family(std::string_view name, std::string_view type, std::string_view help) {
   text_ += "# HELP ";
   text_ += name;
   text_ += ' ';
@@ -140,8 +138,7 @@ void ExpositionWriter::Sample(std::string_view name, const Labels& labels, doubl
 }
 
 void ExpositionWriter::Histogram(std::string_view name, const Labels& labels,
-                                 const std::vector<double>& bounds,
-                                 const HistogramValues& values) {
+                                 const std::vector<double>& bounds, const HistogramValues& values) {
   uint64_t cumulative = 0;
   const std::string bucket = std::string(name) + "_bucket";
   for (size_t i = 0; i <= bounds.size(); ++i) {

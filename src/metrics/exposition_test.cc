@@ -8,9 +8,9 @@ namespace {
 TEST(Exposition, GoldenHistogramCounterGauge) {
   const std::vector<double> bounds = {1e-6, 5e-6};
   HistogramValues h;
-  h.Observe(1e-6, bounds);    // le="1e-06": a value equal to a bound is in it
+  h.Observe(1e-6, bounds);  // le="1e-06": a value equal to a bound is in it
   h.Observe(2e-6, bounds);
-  h.Observe(0.5, bounds);     // +Inf
+  h.Observe(0.5, bounds);  // +Inf
   ExpositionWriter w;
   w.Family("x_seconds", "histogram", "A \\ help\nline.");
   w.Histogram("x_seconds", {{"graph", "g-\"1\"\\\n"}, {"node", "3"}}, bounds, h);
@@ -38,7 +38,10 @@ TEST(Exposition, ValuesAndLabels) {
   EXPECT_EQ(FormatValue(3), "3");
   EXPECT_EQ(FormatValue(1e-6), "1e-06");
   EXPECT_EQ(FormatValue(1.0 / 0.0), "+Inf");
-  EXPECT_EQ(EscapeLabelValue("a\xff" "b"), "a\xEF\xBF\xBD" "b");
+  EXPECT_EQ(EscapeLabelValue("a\xff"
+                             "b"),
+            "a\xEF\xBF\xBD"
+            "b");
   EXPECT_EQ(DurationBuckets().size(), 19u);
   EXPECT_EQ(DurationBuckets().front(), 1e-6);
   EXPECT_EQ(DurationBuckets().back(), 1.0);

@@ -79,11 +79,12 @@ StatusOr<ListenAddress> ParseListenAddress(const std::string& text) {
     if (a.host == "localhost") a.host = "127.0.0.1";
   }
   unsigned char buf[sizeof(in6_addr)];
-  if (inet_pton(AF_INET, a.host.c_str(), buf) != 1 && inet_pton(AF_INET6, a.host.c_str(), buf) != 1) {
+  if (inet_pton(AF_INET, a.host.c_str(), buf) != 1 &&
+      inet_pton(AF_INET6, a.host.c_str(), buf) != 1) {
     return InvalidArgumentError("--metrics: not a numeric address: '" + a.host + "'");
   }
-  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos ||
-      std::stoul(port) > 65535) {
+  if (port.empty() || port.size() > 5 ||
+      port.find_first_not_of("0123456789") != std::string::npos || std::stoul(port) > 65535) {
     return InvalidArgumentError("--metrics: not a port number: '" + port + "'");
   }
   a.port = static_cast<uint16_t>(std::stoul(port));
@@ -114,7 +115,8 @@ Status HttpServer::Listen(const ListenAddress& address) {
     fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0) return ErrnoError("socket", errno);
     int one = 1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));  // TIME_WAIT only, not a taken port
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
+               sizeof(one));  // TIME_WAIT only, not a taken port
     int r = 0;
     if (v6) {
       sockaddr_in6 sa{};
@@ -229,7 +231,8 @@ void HttpServer::Loop() {
             if (get) {
               const size_t sp = line.find(' ');
               const size_t sp2 = line.find(' ', sp + 1);
-              path = line.substr(sp + 1, sp2 == std::string::npos ? std::string::npos : sp2 - sp - 1);
+              path =
+                  line.substr(sp + 1, sp2 == std::string::npos ? std::string::npos : sp2 - sp - 1);
               path = path.substr(0, path.find('?'));
             }
             if (!get) {
@@ -242,7 +245,8 @@ void HttpServer::Loop() {
             } else {
               c.answer = Answer(404, "Not Found", "text/plain", "not found: try /metrics\n");
             }
-            if (line.rfind("HEAD ", 0) == 0) c.answer = c.answer.substr(0, c.answer.find("\r\n\r\n") + 4);
+            if (line.rfind("HEAD ", 0) == 0)
+              c.answer = c.answer.substr(0, c.answer.find("\r\n\r\n") + 4);
             c.answering = true;
           } else if (c.request.size() > kMaxRequestBytes) {
             c.answer = Answer(431, "Request Header Fields Too Large", "text/plain", "too large\n");
@@ -252,8 +256,8 @@ void HttpServer::Loop() {
       }
       if (c.answering && !done && (ev & POLLOUT || c.sent == 0)) {
         while (c.sent < c.answer.size()) {
-          const ssize_t n = send(c.fd, c.answer.data() + c.sent, c.answer.size() - c.sent,
-                                 MSG_NOSIGNAL);
+          const ssize_t n =
+              send(c.fd, c.answer.data() + c.sent, c.answer.size() - c.sent, MSG_NOSIGNAL);
           if (n < 0) {
             if (errno != EAGAIN && errno != EINTR) done = true;
             break;

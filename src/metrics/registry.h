@@ -46,8 +46,8 @@ struct ProcessFigures {
   uint64_t replays_kept = 0;  // those whose device work is in the figures
   uint64_t dropped = 0;       // records lost (vendor drops, store full)
   std::vector<std::pair<std::string, uint64_t>> withheld;  // reason -> records without keys
-  uint64_t updates = 0;       // filled by the registry
-  double updated_unix_s = 0;  // filled by the registry
+  uint64_t updates = 0;                                    // filled by the registry
+  double updated_unix_s = 0;                               // filled by the registry
 };
 
 class Registry {

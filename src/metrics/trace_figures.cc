@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <unordered_map>
@@ -33,8 +33,8 @@ void ScaleTo(HistogramValues* h, uint64_t count, double sum) {
   std::vector<std::pair<double, size_t>> remainders;
   uint64_t given = 0;
   for (size_t i = 0; i < h->buckets.size(); ++i) {
-    const double exact = static_cast<double>(h->buckets[i]) * static_cast<double>(count) /
-                         static_cast<double>(held);
+    const double exact =
+        static_cast<double>(h->buckets[i]) * static_cast<double>(count) / static_cast<double>(held);
     h->buckets[i] = static_cast<uint64_t>(exact);
     given += h->buckets[i];
     remainders.emplace_back(exact - std::floor(exact), i);
@@ -90,8 +90,10 @@ StatusOr<ProcessFigures> FiguresFromTrace(const std::string& path, uint64_t pid)
     auto d = device_of.find(n.node_id);
     f.device = device_label(d == device_of.end() ? -1 : d->second);
     f.durations.buckets.assign(bounds.size() + 1, 0);
-    for (const analysis::NodeOccurrence& o : n.occurrences) f.durations.Observe(o.dur_us * 1e-6, bounds);
-    if (n.sampled() && !n.occurrences.empty()) ScaleTo(&f.durations, n.count(), n.durations.sum * 1e-6);
+    for (const analysis::NodeOccurrence& o : n.occurrences)
+      f.durations.Observe(o.dur_us * 1e-6, bounds);
+    if (n.sampled() && !n.occurrences.empty())
+      ScaleTo(&f.durations, n.count(), n.durations.sum * 1e-6);
     out.nodes.push_back(std::move(f));
   }
   std::map<std::pair<uint64_t, int64_t>, size_t> graph_index;  // (graph id, device) -> graphs[i]

@@ -17,8 +17,8 @@
 #include "base/env.h"
 #include "base/terminal_text.h"
 #include "child_process.h"
-#include "run_metrics.h"
 #include "model/run_report.h"
+#include "run_metrics.h"
 #include "run_summary.h"
 #include "tracer_library.h"
 
@@ -200,8 +200,8 @@ int Run(const RunOptions& opts) {
   // --metrics: bound before the program starts (a port in use: 125, the program not run).
   std::unique_ptr<RunMetrics> metrics;
   if (!opts.metrics.listen.empty()) {
-    const bool windowed = !opts.ring.empty() || !opts.stream.empty() ||
-                          options->ring.enabled() || options->stream_records != 0;
+    const bool windowed = !opts.ring.empty() || !opts.stream.empty() || options->ring.enabled() ||
+                          options->stream_records != 0;
     if (windowed) {
       std::fprintf(stderr,
                    "nodescope run: --metrics with --ring or --stream is not supported yet (the "

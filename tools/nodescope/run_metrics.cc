@@ -120,8 +120,9 @@ void RunMetrics::ReadFeed() {
       }
     }
     if (broken) {
-      std::fprintf(stderr, "nodescope run: --metrics: the metrics pipe carried something else; "
-                           "figures now come from the trace at the end only\n");
+      std::fprintf(stderr,
+                   "nodescope run: --metrics: the metrics pipe carried something else; "
+                   "figures now come from the trace at the end only\n");
     }
   }
 }
