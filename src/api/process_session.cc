@@ -29,7 +29,6 @@
 #include "base/freed_memory.h"
 #include "base/terminal_text.h"
 #include "export/chrome_trace_writer.h"
-#include "export/json_output.h"
 #include "model/run_report.h"
 #include "model/trace.h"
 
@@ -92,6 +91,11 @@ StatusOr<std::string> WriteWindowOnce(bool part) {
   }
   Trace window;
   RETURN_IF_ERROR(g_session->CaptureWindow(&window, /*release=*/part));
+  if (part && metrics_feed::Active()) {  // its records leave memory: fed from it first
+    window.trace_name = *g_path;
+    window.job = *g_job;
+    metrics_feed::FeedPart(window);
+  }
   const uint64_t n = part ? ++g_parts : ++g_captures;
   (part ? window.window.part : window.window.capture) = n;
   if (window.window.policy.empty()) window.window.policy = "all";
@@ -129,90 +133,19 @@ uint64_t HeldRecords() {
   return g_state.load() == kRunning ? g_session->FlushAndCountHeld() : 0;
 }
 
-// `nodescope run --metrics` (api/metrics_feed.h): every interval, the window so far as a trace,
-// in one frame on the metrics pipe. The copy is taken as a capture's is (under g_capture_mu, never
-// while the trace is finished); serialising and writing happen outside every lock of ours. Only
-// the process `run` started feeds it (a child the program forks or starts does not).
-int g_metrics_fd = -1;
-
-bool WriteAll(int fd, const char* data, size_t size) {
-  while (size > 0) {
-    const ssize_t n = write(fd, data, size);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
+// `nodescope run --metrics` (api/metrics_feed.h): the window as a capture takes it (under
+// g_capture_mu, never while the trace is finished), with the interval it feeds.
+bool MetricsWindow(Trace* out, uint64_t* copied_ns, uint64_t* generation) {
+  std::unique_lock<std::timed_mutex> lock(g_capture_mu, std::chrono::seconds(1));
+  if (!lock.owns_lock()) return true;  // a capture is being written: next time
+  if (g_state.load() != kRunning || getpid() != g_owner_pid) return false;
+  const uint64_t now = NowNs();  // every record that ended before it is in after the flush
+  *generation = metrics_feed::Generation();
+  if (!g_session->CaptureWindow(out, /*release=*/false).ok()) return true;
+  *copied_ns = now;
+  out->trace_name = *g_path;
+  out->job = *g_job;
   return true;
-}
-
-bool FeedMetricsOnce() {
-  Trace window;
-  {
-    std::unique_lock<std::timed_mutex> lock(g_capture_mu, std::chrono::seconds(1));
-    if (!lock.owns_lock()) return true;  // a capture is being written: next time
-    if (g_state.load() != kRunning) return false;
-    if (!g_session->CaptureWindow(&window, /*release=*/false).ok()) return true;
-  }
-  window.trace_name = *g_path;
-  window.job = *g_job;
-  StringJsonOutput json;
-  if (!WriteChromeTrace(window, json).ok()) return true;
-  const std::string& body = json.str();
-  char header[96];
-  const int n = std::snprintf(header, sizeof(header), "%s pid=%ld bytes=%zu\n",
-                              metrics_feed::kFrameTag, static_cast<long>(getpid()), body.size());
-  const bool ok = WriteAll(g_metrics_fd, header, static_cast<size_t>(n)) &&
-                  WriteAll(g_metrics_fd, body.data(), body.size());
-  return ok;  // run went away: stop feeding
-}
-
-void MetricsFeeder(unsigned interval_ms) {
-  sigset_t all;  // signals go to the application's threads, never here
-  sigfillset(&all);
-  pthread_sigmask(SIG_BLOCK, &all, nullptr);
-  uint64_t wait_ms = interval_ms;
-  while (g_state.load() == kRunning) {
-    for (uint64_t slept = 0; slept < wait_ms && g_state.load() == kRunning; slept += 50) {
-      usleep(50 * 1000);
-    }
-    if (g_state.load() != kRunning || getpid() != g_owner_pid) return;
-    const uint64_t t0 = NowNs();
-    if (!FeedMetricsOnce()) return;
-    ReturnFreedMemoryToSystem();
-    // A feed copies and writes the whole window: at most 1 % of one core, however large the
-    // window grows (the interval stretches to 100 times what the last feed took).
-    wait_ms = std::max<uint64_t>(interval_ms, (NowNs() - t0) / 1000000 * 100);
-  }
-}
-
-// The pipe's write end from NODESCOPE_METRICS_FD when this is the process `run` started, else -1;
-// made close-on-exec, so that programs this one starts do not hold it.
-void StartMetricsFeed(const char* root_pid) {
-  const char* fd_text = std::getenv(metrics_feed::kFdVariable);
-  if (fd_text == nullptr || *fd_text == '\0') return;
-  if (root_pid == nullptr || std::strtol(root_pid, nullptr, 10) != static_cast<long>(getpid())) {
-    return;
-  }
-  char* end = nullptr;
-  const long fd = std::strtol(fd_text, &end, 10);
-  struct stat st {};
-  if (end == fd_text || *end != '\0' || fd < 3 || fd > 65535 ||
-      fstat(static_cast<int>(fd), &st) != 0 || !S_ISFIFO(st.st_mode)) {
-    LogWarning("metrics_fd_ignored", "%s=%s is not a pipe: no metrics fed",
-               metrics_feed::kFdVariable, TerminalText(fd_text).c_str());
-    return;
-  }
-  fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
-  g_metrics_fd = static_cast<int>(fd);
-  unsigned interval = metrics_feed::kDefaultIntervalMs;
-  if (const char* iv = std::getenv(metrics_feed::kIntervalVariable); iv != nullptr && *iv) {
-    const long v = std::strtol(iv, &end, 10);
-    if (*end == '\0' && v >= 50 && v <= 3600 * 1000) interval = static_cast<unsigned>(v);
-  }
-  std::thread(&MetricsFeeder, interval).detach();
 }
 
 void Finalize(int signal_number) {
@@ -414,7 +347,12 @@ Status StartProcessSession(std::string_view backend) {
   triggers.every_ns = g_session->options().capture_every_ns;
   triggers.stream_records = g_session->options().stream_records;
   StartCaptureService(triggers);
-  StartMetricsFeed(root_pid);
+  const TracerOptions& o = g_session->options();
+  metrics_feed::Start(root_pid,
+                      o.stream_records != 0 ? metrics_feed::Mode::kStream
+                      : o.ring.enabled()    ? metrics_feed::Mode::kRing
+                                            : metrics_feed::Mode::kWhole,
+                      o.ring.max_age_ns, &MetricsWindow);
   return OkStatus();
 }
 

@@ -48,7 +48,8 @@ void ScaleTo(HistogramValues* h, uint64_t count, double sum) {
 
 }  // namespace
 
-StatusOr<ProcessFigures> FiguresFromTrace(const std::string& path, uint64_t pid) {
+StatusOr<ProcessFigures> FiguresFromTrace(const std::string& path, uint64_t pid,
+                                          Interval interval) {
   // Device of each node key, and the span of each replay (graph id, launch correlation).
   std::unordered_map<uint64_t, int64_t> device_of;
   std::map<std::pair<uint64_t, int64_t>, ReplaySpan> replays;
@@ -81,6 +82,14 @@ StatusOr<ProcessFigures> FiguresFromTrace(const std::string& path, uint64_t pid)
   std::unordered_map<uint64_t, std::string> names;
   for (auto& [id, name] : analysis::GraphNames(gn)) names.emplace(id, std::move(name));
   const std::vector<double>& bounds = DurationBuckets();
+  // Ends on the trace clock: "ts" counts microseconds from baseTimeNanoseconds.
+  const int64_t base_ns = static_cast<int64_t>(md.base_time_ns.value_or(0));
+  auto counts = [&](double end_us) {
+    if (interval.all()) return true;
+    const int64_t end_ns = base_ns + std::llround(end_us * 1000.0);  // "ts" holds whole ns
+    return end_ns > static_cast<int64_t>(interval.from_ns) &&
+           (interval.to_ns == UINT64_MAX || end_ns <= static_cast<int64_t>(interval.to_ns));
+  };
   auto device_label = [](int64_t d) { return d < 0 ? std::string() : std::to_string(d); };
   for (const analysis::NodeSeries& n : gn.nodes) {
     NodeFigures f;
@@ -90,14 +99,19 @@ StatusOr<ProcessFigures> FiguresFromTrace(const std::string& path, uint64_t pid)
     auto d = device_of.find(n.node_id);
     f.device = device_label(d == device_of.end() ? -1 : d->second);
     f.durations.buckets.assign(bounds.size() + 1, 0);
-    for (const analysis::NodeOccurrence& o : n.occurrences)
-      f.durations.Observe(o.dur_us * 1e-6, bounds);
-    if (n.sampled() && !n.occurrences.empty())
+    for (const analysis::NodeOccurrence& o : n.occurrences) {
+      if (counts(o.start_us + o.dur_us)) f.durations.Observe(o.dur_us * 1e-6, bounds);
+    }
+    if (interval.all() && n.sampled() && !n.occurrences.empty()) {
       ScaleTo(&f.durations, n.count(), n.durations.sum * 1e-6);
+    }
     out.nodes.push_back(std::move(f));
   }
   std::map<std::pair<uint64_t, int64_t>, size_t> graph_index;  // (graph id, device) -> graphs[i]
+  uint64_t replays_counted = 0;
   for (const auto& [key, span] : replays) {
+    if (!counts(span.end_us)) continue;
+    ++replays_counted;
     auto [it, fresh] = graph_index.try_emplace({key.first, span.device}, out.graphs.size());
     if (fresh) {
       GraphFigures g;
@@ -108,18 +122,53 @@ StatusOr<ProcessFigures> FiguresFromTrace(const std::string& path, uint64_t pid)
     }
     out.graphs[it->second].replays.Observe((span.end_us - span.start_us) * 1e-6, bounds);
   }
-  out.replays_kept = replays.size();
-  out.replays_seen = out.replays_kept;
-  if (md.sampling) {
-    out.replays_kept = md.sampling->graph_launches_traced;
-    out.replays_seen = md.sampling->graph_launches;
-  }
+  // Kept: the replays counted here; seen: every launch, when the trace was sampled (its counter
+  // covers the process so far).
+  out.replays_kept = replays_counted;
+  out.replays_seen =
+      std::max<uint64_t>(replays_counted, md.sampling ? md.sampling->graph_launches : 0);
   out.dropped = md.dropped_total.value_or(0);
   out.withheld = md.withheld;
   return out;
 }
 
-StatusOr<ProcessFigures> FiguresFromText(const std::string& text, uint64_t pid) {
+void AddFigures(ProcessFigures* total, const ProcessFigures& delta) {
+  if (total->rank.empty()) total->rank = delta.rank;
+  for (const NodeFigures& d : delta.nodes) {
+    auto it = std::find_if(total->nodes.begin(), total->nodes.end(), [&](const NodeFigures& t) {
+      return t.graph == d.graph && t.node == d.node && t.kernel == d.kernel && t.device == d.device;
+    });
+    if (it == total->nodes.end()) {
+      total->nodes.push_back(d);
+    } else {
+      it->durations.Add(d.durations);
+    }
+  }
+  for (const GraphFigures& d : delta.graphs) {
+    auto it = std::find_if(total->graphs.begin(), total->graphs.end(), [&](const GraphFigures& t) {
+      return t.graph == d.graph && t.device == d.device;
+    });
+    if (it == total->graphs.end()) {
+      total->graphs.push_back(d);
+    } else {
+      it->replays.Add(d.replays);
+    }
+  }
+  total->replays_kept += delta.replays_kept;
+  total->replays_seen = std::max({total->replays_seen, delta.replays_seen, total->replays_kept});
+  total->dropped = std::max(total->dropped, delta.dropped);
+  for (const auto& [reason, n] : delta.withheld) {
+    auto it = std::find_if(total->withheld.begin(), total->withheld.end(),
+                           [&](const auto& w) { return w.first == reason; });
+    if (it == total->withheld.end()) {
+      total->withheld.emplace_back(reason, n);
+    } else {
+      it->second = std::max(it->second, n);
+    }
+  }
+}
+
+StatusOr<ProcessFigures> FiguresFromText(const std::string& text, uint64_t pid, Interval interval) {
   // The reader reads files: the text goes into an anonymous file, read through /proc/self/fd.
   const int fd = memfd_create("nodescope-metrics", MFD_CLOEXEC);
   if (fd < 0) return InternalError(std::string("memfd_create: ") + std::strerror(errno));
@@ -134,7 +183,8 @@ StatusOr<ProcessFigures> FiguresFromText(const std::string& text, uint64_t pid) 
     }
     done += static_cast<size_t>(n);
   }
-  StatusOr<ProcessFigures> figures = FiguresFromTrace("/proc/self/fd/" + std::to_string(fd), pid);
+  StatusOr<ProcessFigures> figures =
+      FiguresFromTrace("/proc/self/fd/" + std::to_string(fd), pid, interval);
   close(fd);
   return figures;
 }

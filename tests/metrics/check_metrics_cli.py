@@ -3,10 +3,12 @@
 a port already taken (exit 125, the program never started), scrapes during exit and during
 SIGTERM (every answer complete or the connection refused; run ends with the program's status and
 a trace), a scraper that connects and never reads, 100 scrapes at once, a Unix socket (0600), a
-program that forks, --ring refused up front, and each scrape's text accepted by promtool when it
+program that forks, --stream and --ring windows (frames by interval add up exactly), and each scrape's text accepted by promtool when it
 is installed.
 """
 import argparse
+import json
+import re
 import os
 import shutil
 import signal
@@ -75,6 +77,46 @@ def wait_serving(port, proc, seconds=20):
     return None
 
 
+def nodes_counts(nodescope, trace):
+    out = subprocess.run([nodescope, "nodes", "--json", "--top", "0", "--rows", "0", trace],
+                         capture_output=True, text=True).stdout
+    got = {}
+    for g in (json.loads(out)["graphs"] if out else []):
+        for n in g["nodes"]:
+            key = (g["name"], str(n["node_id"] & 0xffffffff))
+            got[key] = got.get(key, 0) + n["replays"]
+    return got
+
+
+def scraped_counts(text, family="node"):
+    got = {}
+    pat = (r'nodescope_node_duration_seconds_count\{graph="([^"]+)",node="([^"]+)".*\} (\d+)'
+           if family == "node" else
+           r'nodescope_graph_replay_duration_seconds_count\{graph="([^"]+)"(),.*\} (\d+)')
+    for line in text.splitlines():
+        m = re.match(pat, line)
+        if m:
+            got[(m[1], m[2])] = int(m[3])
+    return got
+
+
+def scrape_to_the_end(args, env, tmp, flags, trace, ms):
+    """Runs loop_<ms> with `flags`, scraping until run ends: the last scrape (the final figures:
+    run lingers until one scrape has read them) and the program's stdout."""
+    port = free_port()
+    p = subprocess.Popen([args.nodescope, "run", "--backend", "rocm", "--metrics", str(port),
+                          "--metrics-linger", "20", "-o", os.path.join(tmp, trace)] + flags +
+                         ["--", args.program, f"loop_{ms}"],
+                         env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    last = ""
+    while p.poll() is None:
+        a = http_get(port, timeout=5)
+        if a and complete(a):
+            last = a.partition(b"\r\n\r\n")[2].decode()
+        time.sleep(0.1)
+    return last, p.stdout.read()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--nodescope", required=True)
@@ -104,10 +146,35 @@ def main():
               f"port taken: says so ({r.stderr.strip()})")
         check(not os.path.exists(marker), "port taken: the program was not started")
         taken.close()
-        # --ring refused up front.
-        r = subprocess.run(run + ["--metrics", str(free_port()), "--ring", "10s", "--", "/bin/true"],
-                           env=env, capture_output=True, text=True)
-        check(r.returncode == 125 and "--ring" in r.stderr, f"--ring refused: {r.returncode}")
+        # A streaming window: frames by interval, each part fed before it leaves memory, the
+        # rest from the last part: the counts equal the sum of every part's `nodes`.
+        last, out = scrape_to_the_end(args, env, tmp, ["--stream", "5000"], "st.json", 3000)
+        want = {}
+        for f in sorted(os.listdir(tmp)):
+            if f.startswith("st") and f.endswith(".json"):
+                for key, n in nodes_counts(args.nodescope, os.path.join(tmp, f)).items():
+                    want[key] = want.get(key, 0) + n
+        got = scraped_counts(last)
+        parts = len([f for f in os.listdir(tmp) if f.startswith("st.part-")])
+        check(parts >= 2 and got == want,
+              f"--stream: counts over {parts} parts and the trace == the sum of their nodes "
+              f"({sum(want.values())} vs {sum(got.values())})")
+        # A ring shorter than the run: every replay counted once, none lost or twice.
+        last, out = scrape_to_the_end(args, env, tmp, ["--ring", "1s"], "ring.json", 3000)
+        made = int(out.split("loop: ")[1].split()[0]) if "loop: " in out else -1
+        replays = sum(v for k, v in scraped_counts(last, "graph_replay").items())
+        withheld = sum(int(float(l.rsplit(" ", 1)[1])) for l in last.splitlines()
+                       if l.startswith("nodescope_records_withheld_total{"))
+        # Every replay counted once: none twice, and none lost but those whose records a key
+        # was withheld from (counted by reason, as in the trace).
+        check(made > 0 and replays <= made and made - replays <= withheld,
+              f"--ring 1s: replays counted {replays}, made {made}, records withheld {withheld}")
+        window = nodes_counts(args.nodescope, os.path.join(tmp, "ring.json"))
+        got = scraped_counts(last)
+        check(all(got.get(k, 0) >= n for k, n in window.items()) and
+              sum(got.values()) > sum(window.values()),
+              f"--ring: more counted ({sum(got.values())}) than the last window holds "
+              f"({sum(window.values())})")
 
         # Scrapes during the run, 100 at once, one that never reads, and during SIGTERM.
         port = free_port()

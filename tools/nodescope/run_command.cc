@@ -200,16 +200,14 @@ int Run(const RunOptions& opts) {
   // --metrics: bound before the program starts (a port in use: 125, the program not run).
   std::unique_ptr<RunMetrics> metrics;
   if (!opts.metrics.listen.empty()) {
-    const bool windowed = !opts.ring.empty() || !opts.stream.empty() || options->ring.enabled() ||
-                          options->stream_records != 0;
-    if (windowed) {
-      std::fprintf(stderr,
-                   "nodescope run: --metrics with --ring or --stream is not supported yet (the "
-                   "figures would cover the window only): use full tracing or --sample\n");
-      return kToolFailed;
-    }
+    MetricsOptions mo = opts.metrics;
+    const bool stream = !opts.stream.empty() || options->stream_records != 0;
+    const bool ring = !opts.ring.empty() || options->ring.enabled();
+    mo.mode = stream ? metrics_feed::Mode::kStream
+              : ring ? metrics_feed::Mode::kRing
+                     : metrics_feed::Mode::kWhole;
     metrics = std::make_unique<RunMetrics>();
-    if (Status s = metrics->Start(opts.metrics, &env); !s.ok()) {
+    if (Status s = metrics->Start(mo, &env); !s.ok()) {
       std::fprintf(stderr, "nodescope run: %s\n", TerminalText(s.message()).c_str());
       return kToolFailed;
     }

@@ -21,18 +21,29 @@ double NowUnix() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-// "nodescope-metrics pid=N bytes=N": false when it is not exactly that.
-bool ParseHeader(const std::string& line, uint64_t* pid, uint64_t* bytes) {
-  unsigned long long p = 0, b = 0;
-  char tail = 0;
-  const std::string format = std::string(metrics_feed::kFrameTag) + " pid=%llu bytes=%llu%c";
-  if (std::sscanf(line.c_str(), format.c_str(), &p, &b, &tail) != 2) return false;
-  if (line != std::string(metrics_feed::kFrameTag) + " pid=" + std::to_string(p) +
+struct FrameHeader {
+  uint64_t pid = 0;
+  std::string kind;
+  uint64_t from_ns = 0;
+  uint64_t to_ns = 0;
+  uint64_t bytes = 0;
+};
+
+// "nodescope-metrics pid=N kind=K from=N to=N bytes=N": false when it is not exactly that.
+bool ParseHeader(const std::string& line, FrameHeader* h) {
+  unsigned long long p = 0, f = 0, t = 0, b = 0;
+  char kind[16] = {};
+  const std::string format =
+      std::string(metrics_feed::kFrameTag) + " pid=%llu kind=%15[a-z] from=%llu to=%llu bytes=%llu";
+  if (std::sscanf(line.c_str(), format.c_str(), &p, kind, &f, &t, &b) != 5) return false;
+  const std::string k = kind;
+  if (k != "whole" && k != "interval" && k != "part" && k != "window") return false;
+  if (line != std::string(metrics_feed::kFrameTag) + " pid=" + std::to_string(p) + " kind=" + k +
+                  " from=" + std::to_string(f) + " to=" + std::to_string(t) +
                   " bytes=" + std::to_string(b)) {
     return false;
   }
-  *pid = p;
-  *bytes = b;
+  *h = {p, k, f, t, b};
   return true;
 }
 
@@ -74,8 +85,8 @@ Status RunMetrics::Start(const MetricsOptions& options, std::vector<std::string>
 void RunMetrics::ReadFeed() {
   std::string header;
   std::string body;
-  uint64_t pid = 0;
-  uint64_t want = 0;
+  FrameHeader frame;
+  uint64_t& want = frame.bytes;
   bool in_body = false;
   bool broken = false;  // something not a frame came: the rest is drained, not read
   char buf[1 << 16];
@@ -99,7 +110,7 @@ void RunMetrics::ReadFeed() {
         }
         if (!nl) break;
         ++i;  // the '\n'
-        if (!ParseHeader(header, &pid, &want) || want > metrics_feed::kMaxFrameBytes) {
+        if (!ParseHeader(header, &frame) || want > metrics_feed::kMaxFrameBytes) {
           broken = true;
           break;
         }
@@ -113,8 +124,7 @@ void RunMetrics::ReadFeed() {
       }
       if (in_body && body.size() == want) {
         in_body = false;
-        StatusOr<metrics::ProcessFigures> figures = metrics::FiguresFromText(body, pid);
-        if (figures.ok()) registry_->Update(std::move(*figures), NowUnix());
+        Take(body, frame.pid, frame.kind, frame.from_ns, frame.to_ns);
         body.clear();
         body.shrink_to_fit();
       }
@@ -125,6 +135,36 @@ void RunMetrics::ReadFeed() {
                    "figures now come from the trace at the end only\n");
     }
   }
+}
+
+void RunMetrics::Take(const std::string& text, uint64_t pid, const std::string& kind,
+                      uint64_t from_ns, uint64_t to_ns) {
+  const metrics::Interval interval =
+      kind == "interval" ? metrics::Interval{from_ns, to_ns} : metrics::Interval{};
+  StatusOr<metrics::ProcessFigures> figures = metrics::FiguresFromText(text, pid, interval);
+  if (figures.ok()) Accumulate(std::move(*figures), kind, interval);
+}
+
+void RunMetrics::Accumulate(metrics::ProcessFigures figures, const std::string& kind,
+                            const metrics::Interval& interval) {
+  if (kind == "whole") {  // the whole trace so far: replaces what was served
+    registry_->Update(std::move(figures), NowUnix());
+    return;
+  }
+  Totals& t = totals_[figures.pid];
+  if (kind == "window") {  // shown on top of the parts until the next window or part
+    t.overlay = std::move(figures);
+  } else {
+    metrics::AddFigures(&t.figures, figures);
+    if (kind == "part") t.overlay = {};
+    if (interval.to_ns != 0 && interval.to_ns != UINT64_MAX) {
+      t.fed_until_ns = std::max(t.fed_until_ns, interval.to_ns);
+    }
+  }
+  metrics::ProcessFigures served = t.figures;
+  metrics::AddFigures(&served, t.overlay);
+  served.pid = figures.pid;
+  registry_->Update(std::move(served), NowUnix());
 }
 
 void RunMetrics::Finish(const ChildResult& result, const std::string& output) {
@@ -144,10 +184,20 @@ void RunMetrics::Finish(const ChildResult& result, const std::string& output) {
     const std::string expected = report::TracePathFor(output.empty() ? nullptr : output.c_str(),
                                                       root.c_str(), result.pid, line->rank);
     if (line->path != expected) continue;
-    StatusOr<metrics::ProcessFigures> figures =
-        metrics::FiguresFromTrace(line->path, static_cast<uint64_t>(result.pid));
+    // The trace is the last frame: a ring's rest after the last interval, a streaming window's
+    // last part, or the whole trace.
+    const uint64_t pid = static_cast<uint64_t>(result.pid);
+    const char* kind = options_.mode == metrics_feed::Mode::kRing     ? "interval"
+                       : options_.mode == metrics_feed::Mode::kStream ? "part"
+                                                                      : "whole";
+    metrics::Interval rest;
+    if (options_.mode == metrics_feed::Mode::kRing) {
+      auto it = totals_.find(pid);
+      rest = {it != totals_.end() ? it->second.fed_until_ns : 0, UINT64_MAX};
+    }
+    StatusOr<metrics::ProcessFigures> figures = metrics::FiguresFromTrace(line->path, pid, rest);
     if (figures.ok()) {
-      registry_->Update(std::move(*figures), NowUnix());
+      Accumulate(std::move(*figures), kind, rest);
       updated = true;
     } else {
       std::fprintf(stderr, "nodescope run: --metrics: %s\n",
