@@ -88,7 +88,17 @@ void HistogramValues::Add(const HistogramValues& other) {
   sum += other.sum;
 }
 
+std::string ExpositionWriter::Take() {
+  if (openmetrics_) text_ += "# EOF\n";
+  return std::move(text_);
+}
+
 void ExpositionWriter::Family(std::string_view name, std::string_view type, std::string_view help) {
+  constexpr std::string_view kTotal = "_total";
+  if (openmetrics_ && type == "counter" && name.size() > kTotal.size() &&
+      name.substr(name.size() - kTotal.size()) == kTotal) {
+    name.remove_suffix(kTotal.size());
+  }
   text_ += "# HELP ";
   text_ += name;
   text_ += ' ';

@@ -11,8 +11,11 @@
 
 namespace nodescope::metrics {
 
-// The Content-Type a scrape is answered with.
+// The Content-Type a scrape is answered with: the text format, or OpenMetrics 1.0 when the
+// scraper's Accept header names application/openmetrics-text (Prometheus does by default).
 inline constexpr char kTextContentType[] = "text/plain; version=0.0.4; charset=utf-8";
+inline constexpr char kOpenMetricsContentType[] =
+    "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
 // Bucket upper bounds, in seconds, for device work from a microsecond to a second: 1-2-5 steps
 // (1 us, 2 us, 5 us, 10 us, ... 500 ms, 1 s), then +Inf. 19 finite buckets. A median read back
@@ -40,6 +43,10 @@ struct HistogramValues {
 
 class ExpositionWriter {
  public:
+  // OpenMetrics differs from the text format, as far as written here, in two things: a counter
+  // family is named without its samples' `_total` (HELP and TYPE lines), and the text ends with
+  // "# EOF".
+  explicit ExpositionWriter(bool openmetrics = false) : openmetrics_(openmetrics) {}
   // HELP and TYPE lines ("counter", "gauge", "histogram"). Call once per family, before its
   // samples; a family's samples are written together.
   void Family(std::string_view name, std::string_view type, std::string_view help);
@@ -47,10 +54,12 @@ class ExpositionWriter {
   void Histogram(std::string_view name, const Labels& labels, const std::vector<double>& bounds,
                  const HistogramValues& values);
   const std::string& text() const { return text_; }
-  std::string Take() { return std::move(text_); }
+  // The text, "# EOF" added in OpenMetrics.
+  std::string Take();
 
  private:
   void LabelSet(const Labels& labels, std::string_view le);
+  bool openmetrics_;
   std::string text_;
 };
 

@@ -34,6 +34,17 @@ TEST(Exposition, GoldenHistogramCounterGauge) {
             "z 0.25\n");
 }
 
+TEST(Exposition, OpenMetricsNamesCounterFamiliesWithoutTotalAndEnds) {
+  ExpositionWriter w(/*openmetrics=*/true);
+  w.Family("y_total", "counter", "Y.");
+  w.Sample("y_total", {{"rank", "0"}}, 7);
+  w.Family("z", "gauge", "Z.");
+  w.Sample("z", {}, 1);
+  EXPECT_EQ(w.Take(),
+            "# HELP y Y.\n# TYPE y counter\ny_total{rank=\"0\"} 7\n"
+            "# HELP z Z.\n# TYPE z gauge\nz 1\n# EOF\n");
+}
+
 TEST(Exposition, ValuesAndLabels) {
   EXPECT_EQ(FormatValue(3), "3");
   EXPECT_EQ(FormatValue(1e-6), "1e-06");

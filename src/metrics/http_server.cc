@@ -10,6 +10,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -43,6 +44,26 @@ std::string Answer(int code, const char* reason, const char* type, const std::st
   a += "\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n";
   a += body;
   return a;
+}
+
+// Whether the request's Accept header names OpenMetrics before the text format (q-values aside:
+// Prometheus lists it first when it prefers it).
+bool AcceptsOpenMetrics(const std::string& request) {
+  size_t pos = 0;
+  while ((pos = request.find('\n', pos)) != std::string::npos) {
+    ++pos;
+    if (request.size() - pos < 7) break;
+    std::string name = request.substr(pos, 7);
+    for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (name != "accept:") continue;
+    const size_t end = request.find('\n', pos);
+    const std::string value =
+        request.substr(pos + 7, end == std::string::npos ? std::string::npos : end - pos - 7);
+    const size_t om = value.find("application/openmetrics-text");
+    const size_t text = value.find("text/plain");
+    return om != std::string::npos && (text == std::string::npos || om < text);
+  }
+  return false;
 }
 
 }  // namespace
@@ -238,7 +259,9 @@ void HttpServer::Loop() {
             if (!get) {
               c.answer = Answer(405, "Method Not Allowed", "text/plain", "GET /metrics\n");
             } else if (path == "/metrics") {
-              c.answer = Answer(200, "OK", kTextContentType, body_());
+              const bool om = AcceptsOpenMetrics(c.request);
+              c.answer =
+                  Answer(200, "OK", om ? kOpenMetricsContentType : kTextContentType, body_(om));
               c.is_scrape = true;
             } else if (path == "/") {
               c.answer = Answer(200, "OK", "text/plain", "nodescope: see /metrics\n");

@@ -31,8 +31,8 @@ class HttpServer {
   static constexpr int kDeadlineMs = 10000;
   static constexpr size_t kMaxRequestBytes = 8192;
 
-  // The body of GET /metrics, made at each scrape.
-  using Body = std::function<std::string()>;
+  // The body of GET /metrics, made at each scrape: OpenMetrics when the scraper accepts it.
+  using Body = std::function<std::string(bool openmetrics)>;
   explicit HttpServer(Body body) : body_(std::move(body)) {}
   ~HttpServer();
 

@@ -27,10 +27,10 @@ int Connect(uint16_t port) {
   return fd;
 }
 
-std::string Get(uint16_t port, const std::string& path) {
+std::string Get(uint16_t port, const std::string& path, const std::string& headers = "") {
   const int fd = Connect(port);
   if (fd < 0) return "";
-  const std::string req = "GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n";
+  const std::string req = "GET " + path + " HTTP/1.1\r\nHost: x\r\n" + headers + "\r\n";
   (void)!write(fd, req.data(), req.size());
   std::string out;
   char buf[4096];
@@ -52,7 +52,7 @@ TEST(ListenAddress, Parses) {
 }
 
 TEST(HttpServer, ServesAndSurvivesIdleAndManyClients) {
-  HttpServer s([] { return std::string("a_total 1\n"); });
+  HttpServer s([](bool om) { return std::string(om ? "a_total 1\n# EOF\n" : "a_total 1\n"); });
   ASSERT_TRUE(s.Listen(*ParseListenAddress("127.0.0.1:0")).ok());
   s.Start();
   // A client that connects and never sends, and one that sends and never reads.
@@ -69,9 +69,19 @@ TEST(HttpServer, ServesAndSurvivesIdleAndManyClients) {
     EXPECT_NE(g.find("a_total 1\n"), std::string::npos);
   }
   EXPECT_NE(Get(s.port(), "/nope").find("404"), std::string::npos);
+  // OpenMetrics when the scraper prefers it (Prometheus' default Accept), else the text format.
+  const std::string om = Get(s.port(), "/metrics",
+                             "Accept: application/openmetrics-text;version=1.0.0,text/plain;"
+                             "version=0.0.4;q=0.5\r\n");
+  EXPECT_NE(om.find("Content-Type: application/openmetrics-text; version=1.0.0"),
+            std::string::npos);
+  EXPECT_NE(om.find("# EOF\n"), std::string::npos);
+  const std::string text = Get(s.port(), "/metrics", "accept: text/plain\r\n");
+  EXPECT_NE(text.find("Content-Type: text/plain; version=0.0.4"), std::string::npos);
+  EXPECT_EQ(text.find("# EOF"), std::string::npos);
   EXPECT_GE(s.scrapes(), 100u);
   // A second server on the same port is refused, naming it.
-  HttpServer t([] { return std::string(); });
+  HttpServer t([](bool) { return std::string(); });
   Status taken = t.Listen(*ParseListenAddress("127.0.0.1:" + std::to_string(s.port())));
   EXPECT_FALSE(taken.ok());
   EXPECT_NE(taken.ToString().find("in use"), std::string::npos) << taken.ToString();

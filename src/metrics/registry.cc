@@ -60,7 +60,7 @@ uint64_t Registry::folded() const {
   return folded_;
 }
 
-std::string Registry::Render() {
+std::string Registry::Render(bool openmetrics) {
   std::lock_guard<std::mutex> lock(mu_);
   const std::vector<double>& bounds = DurationBuckets();
   // Per-node series (own or "other"), summed over processes; every series ever assigned is
@@ -87,7 +87,7 @@ std::string Registry::Render() {
       h.Add(g.replays);
     }
   }
-  ExpositionWriter w;
+  ExpositionWriter w(openmetrics);
   w.Family("nodescope_node_duration_seconds", "histogram",
            "Device time of each graph node's kernel, copy or fill, per replay kept. graph: the "
            "graph's stable name; node: its ordinal (\"other\": nodes past the series limit).");

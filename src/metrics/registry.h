@@ -58,8 +58,8 @@ class Registry {
   // The process's figures now. Kept unless they count fewer graph-node records than those held
   // (a counter never goes backwards). Thread-safe.
   void Update(ProcessFigures figures, double now_unix_s);
-  // The exposition text of everything held. Thread-safe.
-  std::string Render();
+  // The exposition text of everything held (OpenMetrics when asked). Thread-safe.
+  std::string Render(bool openmetrics = false);
 
   size_t node_series() const;
   uint64_t folded() const;

@@ -66,7 +66,8 @@ Status RunMetrics::Start(const MetricsOptions& options, std::vector<std::string>
   RETURN_IF_ERROR(address.status());
   registry_ = std::make_unique<metrics::Registry>(options.max_series);
   metrics::Registry* registry = registry_.get();
-  server_ = std::make_unique<metrics::HttpServer>([registry] { return registry->Render(); });
+  server_ = std::make_unique<metrics::HttpServer>(
+      [registry](bool openmetrics) { return registry->Render(openmetrics); });
   if (Status listening = server_->Listen(*address); !listening.ok()) {
     return Status(listening.code(), "--metrics: cannot listen on " + listening.message());
   }
