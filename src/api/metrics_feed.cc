@@ -66,6 +66,20 @@ void Write(const Trace& window, const char* kind, uint64_t from_ns, uint64_t to_
   }
 }
 
+// The records an interval frame needs: those that ended after `from_ns` - kNamingSlackNs (a
+// second before the interval: the replay straddling its start is there whole, so each graph's
+// nodes are all present for its stable name). API calls are not needed for the figures.
+void KeepRecent(Trace* window, uint64_t from_ns) {
+  window->api.clear();
+  if (from_ns <= kNamingSlackNs) return;
+  const uint64_t keep_after = from_ns - kNamingSlackNs;
+  ChunkedVector<GpuActivity> kept;
+  for (size_t i = window->gpu.first_index(); i < window->gpu.size(); ++i) {
+    if (window->gpu[i].end_ns > keep_after) kept.push_back(window->gpu[i]);
+  }
+  window->gpu = std::move(kept);
+}
+
 void Feeder(unsigned interval_ms, WindowFn window_fn) {
   sigset_t all;  // signals go to the application's threads, never here
   sigfillset(&all);
@@ -78,15 +92,14 @@ void Feeder(unsigned interval_ms, WindowFn window_fn) {
     uint64_t copied_ns = 0, generation = 0;
     if (!window_fn(&window, &copied_ns, &generation)) return;
     if (copied_ns != 0) {
-      if (g_mode == Mode::kWhole) {
-        Write(window, "whole", 0, 0, nullptr);
-      } else if (g_mode == Mode::kStream) {
+      if (g_mode == Mode::kStream) {
         Write(window, "window", 0, 0, &generation);
       } else {
         const uint64_t margin =
             g_ring_age_ns != 0 ? std::min(kRingMarginNs, g_ring_age_ns / 4) : kRingMarginNs;
         const uint64_t from = g_fed_until_ns;
         g_fed_until_ns = std::max(copied_ns - std::min(copied_ns, margin), from + 1);
+        KeepRecent(&window, from);
         Write(window, "interval", from, g_fed_until_ns, nullptr);
       }
     }

@@ -7,12 +7,15 @@
 //   nodescope-metrics<SP>pid=N<SP>kind=K<SP>from=N<SP>to=N<SP>bytes=N<LF><bytes of trace JSON>
 //
 // K says how the frame's figures combine with what came before:
-//   whole     every record of the trace so far (full tracing, --sample: the window holds
-//             everything): replaces the last frame;
-//   interval  a ring window: only the records that ended in (from, to], trace clock ns;
-//             intervals follow each other without gap or overlap, and frames add up; `to` lies
-//             kRingMarginNs (or a quarter of the ring's age) before the copy, so that a record
-//             whose key a later batch decides is counted by the next frame, keyed;
+//   whole     every record of the trace so far: replaces the last frame (`run` reads the trace
+//             file at the end so when no frame came);
+//   interval  full tracing, --sample, a ring: only the records that ended in (from, to], trace
+//             clock ns; intervals follow each other without gap or overlap, and frames add up;
+//             `to` lies kRingMarginNs (or a quarter of a ring's age) before the copy, so that a
+//             record whose key a later batch decides is counted by the next frame, keyed. The
+//             frame holds only the records that ended after from - kNamingSlackNs (those the
+//             graphs' names need), and no API calls: its size follows the interval, not the
+//             trace;
 //   part      a streaming part, fed before its records leave memory: added (each record is in
 //             exactly one part or the trace at exit);
 //   window    the streaming window now (records not yet in a part): shown on top of the parts,
@@ -35,6 +38,7 @@ inline constexpr char kFrameTag[] = "nodescope-metrics";
 inline constexpr size_t kMaxFrameBytes = size_t{1} << 30;
 inline constexpr unsigned kDefaultIntervalMs = 1000;
 inline constexpr uint64_t kRingMarginNs = 200'000'000;
+inline constexpr uint64_t kNamingSlackNs = 1'000'000'000;
 
 enum class Mode { kWhole, kRing, kStream };
 

@@ -188,14 +188,11 @@ void RunMetrics::Finish(const ChildResult& result, const std::string& output) {
     // The trace is the last frame: a ring's rest after the last interval, a streaming window's
     // last part, or the whole trace.
     const uint64_t pid = static_cast<uint64_t>(result.pid);
-    const char* kind = options_.mode == metrics_feed::Mode::kRing     ? "interval"
-                       : options_.mode == metrics_feed::Mode::kStream ? "part"
-                                                                      : "whole";
+    const bool stream = options_.mode == metrics_feed::Mode::kStream;
+    auto fed = totals_.find(pid);
+    const char* kind = stream ? "part" : fed == totals_.end() ? "whole" : "interval";
     metrics::Interval rest;
-    if (options_.mode == metrics_feed::Mode::kRing) {
-      auto it = totals_.find(pid);
-      rest = {it != totals_.end() ? it->second.fed_until_ns : 0, UINT64_MAX};
-    }
+    if (!stream && fed != totals_.end()) rest = {fed->second.fed_until_ns, UINT64_MAX};
     StatusOr<metrics::ProcessFigures> figures = metrics::FiguresFromTrace(line->path, pid, rest);
     if (figures.ok()) {
       Accumulate(std::move(*figures), kind, rest);
