@@ -42,7 +42,7 @@ class HttpServer {
   // The port bound (useful with port 0).
   uint16_t port() const { return port_; }
   void Start();
-  // Answers what is being answered, then stops; removes a Unix socket it created.
+  // Stops serving (connections still open are closed); removes a Unix socket it created.
   void Stop();
   // Complete answers to GET /metrics so far.
   uint64_t scrapes() const { return scrapes_.load(); }
