@@ -207,13 +207,21 @@ void HttpServer::Stop() {
 void HttpServer::Loop() {
   std::vector<Connection> conns;
   std::vector<pollfd> fds;
-  while (!stop_.load()) {
+  uint64_t drain_until_ms = 0;  // stopping: no new connections, those open answered until then
+  while (true) {
+    if (stop_.load() && drain_until_ms == 0) {
+      drain_until_ms = NowMs() + kDrainMs;
+      close(listen_fd_);  // new connections are refused from now on, not left unanswered
+      listen_fd_ = -1;
+    }
+    if (drain_until_ms != 0 && (conns.empty() || NowMs() >= drain_until_ms)) break;
     fds.clear();
-    fds.push_back({wake_[0], POLLIN, 0});
-    const bool accepting = conns.size() < static_cast<size_t>(kMaxConnections);
+    fds.push_back({drain_until_ms == 0 ? wake_[0] : -1, POLLIN, 0});
+    const bool accepting =
+        drain_until_ms == 0 && conns.size() < static_cast<size_t>(kMaxConnections);
     fds.push_back({accepting ? listen_fd_ : -1, POLLIN, 0});
     const uint64_t now = NowMs();
-    int timeout = 1000;
+    int timeout = drain_until_ms != 0 ? 20 : 1000;
     for (const Connection& c : conns) {
       fds.push_back({c.fd, static_cast<short>(c.answering ? POLLOUT : POLLIN), 0});
       const int left = c.deadline_ms > now ? static_cast<int>(c.deadline_ms - now) : 0;

@@ -30,6 +30,8 @@ class HttpServer {
   static constexpr int kMaxConnections = 256;
   static constexpr int kDeadlineMs = 10000;
   static constexpr size_t kMaxRequestBytes = 8192;
+  // Stop() answers the connections already accepted for at most this long.
+  static constexpr int kDrainMs = 2000;
 
   // The body of GET /metrics, made at each scrape: OpenMetrics when the scraper accepts it.
   using Body = std::function<std::string(bool openmetrics)>;
@@ -42,7 +44,8 @@ class HttpServer {
   // The port bound (useful with port 0).
   uint16_t port() const { return port_; }
   void Start();
-  // Stops serving (connections still open are closed); removes a Unix socket it created.
+  // Stops accepting, answers the connections already accepted (for at most kDrainMs; a client
+  // that does not send or read is closed then), and removes a Unix socket it created.
   void Stop();
   // Complete answers to GET /metrics so far.
   uint64_t scrapes() const { return scrapes_.load(); }
