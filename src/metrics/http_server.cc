@@ -35,6 +35,7 @@ struct Connection {
   size_t sent = 0;
   bool answering = false;
   bool is_scrape = false;
+  uint64_t render = 0;  // renders_ number of its body
 };
 
 std::string Answer(int code, const char* reason, const char* type, const std::string& body) {
@@ -268,9 +269,10 @@ void HttpServer::Loop() {
               c.answer = Answer(405, "Method Not Allowed", "text/plain", "GET /metrics\n");
             } else if (path == "/metrics") {
               const bool om = AcceptsOpenMetrics(c.request);
+              c.is_scrape = true;
+              c.render = renders_.fetch_add(1) + 1;  // numbered before the body is made
               c.answer =
                   Answer(200, "OK", om ? kOpenMetricsContentType : kTextContentType, body_(om));
-              c.is_scrape = true;
             } else if (path == "/") {
               c.answer = Answer(200, "OK", "text/plain", "nodescope: see /metrics\n");
             } else {
@@ -296,7 +298,12 @@ void HttpServer::Loop() {
           c.sent += static_cast<size_t>(n);
         }
         if (c.sent == c.answer.size()) {
-          if (c.is_scrape) scrapes_.fetch_add(1);
+          if (c.is_scrape) {
+            scrapes_.fetch_add(1);
+            uint64_t seen = answered_render_.load();
+            while (c.render > seen && !answered_render_.compare_exchange_weak(seen, c.render)) {
+            }
+          }
           done = true;
         }
       }

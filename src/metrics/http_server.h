@@ -49,6 +49,11 @@ class HttpServer {
   void Stop();
   // Complete answers to GET /metrics so far.
   uint64_t scrapes() const { return scrapes_.load(); }
+  // Bodies of /metrics made so far (numbered from 1 in the order they were made), and the
+  // largest number among those answered in full: a scrape that read figures updated after
+  // renders() was N has answered once answered_render() > N.
+  uint64_t renders() const { return renders_.load(); }
+  uint64_t answered_render() const { return answered_render_.load(); }
 
  private:
   void Loop();
@@ -60,6 +65,8 @@ class HttpServer {
   std::thread thread_;
   std::atomic<bool> stop_{false};
   std::atomic<uint64_t> scrapes_{0};
+  std::atomic<uint64_t> renders_{0};
+  std::atomic<uint64_t> answered_render_{0};
 };
 
 }  // namespace nodescope::metrics

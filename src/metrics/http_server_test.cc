@@ -80,6 +80,8 @@ TEST(HttpServer, ServesAndSurvivesIdleAndManyClients) {
   EXPECT_NE(text.find("Content-Type: text/plain; version=0.0.4"), std::string::npos);
   EXPECT_EQ(text.find("# EOF"), std::string::npos);
   EXPECT_GE(s.scrapes(), 100u);
+  EXPECT_GE(s.renders(), s.scrapes());          // the deaf client's body was made, never answered
+  EXPECT_EQ(s.answered_render(), s.renders());  // the last body made was answered
   // A second server on the same port is refused, naming it.
   HttpServer t([](bool) { return std::string(); });
   Status taken = t.Listen(*ParseListenAddress("127.0.0.1:" + std::to_string(s.port())));

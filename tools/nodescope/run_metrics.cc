@@ -204,10 +204,10 @@ void RunMetrics::Finish(const ChildResult& result, const std::string& output) {
   }
   if (updated && options_.linger_s > 0) {
     // Serve until one scrape has answered with the final figures (or the linger time is out).
-    const uint64_t before = server_->scrapes();
+    const uint64_t before = server_->renders();  // made before the final figures
     const auto until =
         std::chrono::steady_clock::now() + std::chrono::duration<double>(options_.linger_s);
-    while (server_->scrapes() <= before && std::chrono::steady_clock::now() < until) {
+    while (server_->answered_render() <= before && std::chrono::steady_clock::now() < until) {
       usleep(20 * 1000);
     }
   }
