@@ -159,6 +159,15 @@ def main():
         check(parts >= 2 and got == want,
               f"--stream: counts over {parts} parts and the trace == the sum of their nodes "
               f"({sum(want.values())} vs {sum(got.values())})")
+        # The series limit: 8 nodes, 3 series; the other 5 folded into their graphs' "other".
+        last, out = scrape_to_the_end(args, env, tmp, ["--metrics-series", "3"], "lim.json", 1500)
+        got = scraped_counts(last)
+        own = [k for k in got if k[1] != "other"]
+        total = sum(nodes_counts(args.nodescope, os.path.join(tmp, "lim.json")).values())
+        check(len(own) == 3 and "nodescope_node_series 3\n" in last and
+              "nodescope_node_series_folded 5\n" in last and sum(got.values()) == total,
+              f"--metrics-series 3: {len(own)} own series, the rest in node=\"other\", "
+              f"{sum(got.values())} == {total} counted")
         # A ring shorter than the run: every replay counted once, none lost or twice.
         last, out = scrape_to_the_end(args, env, tmp, ["--ring", "1s"], "ring.json", 3000)
         made = int(out.split("loop: ")[1].split()[0]) if "loop: " in out else -1
