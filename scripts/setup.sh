@@ -7,9 +7,12 @@ packages=(cmake g++ make python3 libgtest-dev libbenchmark-dev libcli11-dev libs
   clang libclang-rt-14-dev clang-format
   python3-dev python3-venv python3-pip python3-setuptools pybind11-dev python3-pybind11 python3-numpy
   python3-pandas python3-pytest)
+# prometheus (prometheus + promtool): `run --metrics` scraped by the real server (the ctest
+# `metrics_prometheus`, which skips without it); without its recommends, and its packaged service
+# is not needed (the test starts its own server on its own ports).
 # chromium: the plots checked in a real browser, headless (the ctest `plot_browser`, label
 # `browser`, which skips without it); without its recommends (desktop services headless needs not).
-lean=(chromium)
+lean=(chromium prometheus)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

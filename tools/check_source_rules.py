@@ -48,9 +48,12 @@ LAYERS = {
     "analysis/plot": ["base", "model", "analysis/reader", "analysis/stats"],
     "analysis/merge": ["base", "model", "attribution", "export", "analysis/reader",
                        "analysis/stats"],
+    # `run --metrics` (Prometheus text, its server, the figures read from a trace by the analysis).
+    "metrics": ["base", "model", "analysis/reader", "analysis/stats"],
     "nodescope": [],
     # The command-line programs: anything but a vendor's backend internals.
-    "tools": NEUTRAL + ["analysis/reader", "analysis/stats", "analysis/plot", "analysis/merge"],
+    "tools": NEUTRAL + ["analysis/reader", "analysis/stats", "analysis/plot", "analysis/merge",
+                        "metrics"],
     # The Python extensions (python/src): the analysis library, as the CLI reads it, ...
     # and the C API of libnodescope.so (tracing.cc).
     "python": ["base", "model", "analysis/reader", "analysis/stats", "analysis/plot", "nodescope"],

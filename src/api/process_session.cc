@@ -5,11 +5,14 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -18,6 +21,7 @@
 
 #include "api/capture_service.h"
 #include "api/job_info.h"
+#include "api/metrics_feed.h"
 #include "api/tracing_session.h"
 #include "base/atomic_file.h"
 #include "base/clock.h"
@@ -87,6 +91,11 @@ StatusOr<std::string> WriteWindowOnce(bool part) {
   }
   Trace window;
   RETURN_IF_ERROR(g_session->CaptureWindow(&window, /*release=*/part));
+  if (part && metrics_feed::Active()) {  // its records leave memory: fed from it first
+    window.trace_name = *g_path;
+    window.job = *g_job;
+    metrics_feed::FeedPart(window);
+  }
   const uint64_t n = part ? ++g_parts : ++g_captures;
   (part ? window.window.part : window.window.capture) = n;
   if (window.window.policy.empty()) window.window.policy = "all";
@@ -122,6 +131,21 @@ StatusOr<std::string> WritePart() { return WriteWindow(true); }
 uint64_t HeldRecords() {
   std::lock_guard<std::timed_mutex> lock(g_capture_mu);  // never while the trace is finished
   return g_state.load() == kRunning ? g_session->FlushAndCountHeld() : 0;
+}
+
+// `nodescope run --metrics` (api/metrics_feed.h): the window as a capture takes it (under
+// g_capture_mu, never while the trace is finished), with the interval it feeds.
+bool MetricsWindow(Trace* out, uint64_t* copied_ns, uint64_t* generation) {
+  std::unique_lock<std::timed_mutex> lock(g_capture_mu, std::chrono::seconds(1));
+  if (!lock.owns_lock()) return true;  // a capture is being written: next time
+  if (g_state.load() != kRunning || getpid() != g_owner_pid) return false;
+  const uint64_t now = NowNs();  // every record that ended before it is in after the flush
+  *generation = metrics_feed::Generation();
+  if (!g_session->CaptureWindow(out, /*release=*/false).ok()) return true;
+  *copied_ns = now;
+  out->trace_name = *g_path;
+  out->job = *g_job;
+  return true;
 }
 
 void Finalize(int signal_number) {
@@ -323,6 +347,12 @@ Status StartProcessSession(std::string_view backend) {
   triggers.every_ns = g_session->options().capture_every_ns;
   triggers.stream_records = g_session->options().stream_records;
   StartCaptureService(triggers);
+  const TracerOptions& o = g_session->options();
+  metrics_feed::Start(root_pid,
+                      o.stream_records != 0 ? metrics_feed::Mode::kStream
+                      : o.ring.enabled()    ? metrics_feed::Mode::kRing
+                                            : metrics_feed::Mode::kWhole,
+                      o.ring.max_age_ns, &MetricsWindow);
   return OkStatus();
 }
 

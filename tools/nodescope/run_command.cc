@@ -18,6 +18,7 @@
 #include "base/terminal_text.h"
 #include "child_process.h"
 #include "model/run_report.h"
+#include "run_metrics.h"
 #include "run_summary.h"
 #include "tracer_library.h"
 
@@ -50,6 +51,7 @@ struct RunOptions {
   std::string stream;         // NODESCOPE_STREAM
   std::string capture_every;  // NODESCOPE_CAPTURE_EVERY
   std::vector<std::string> command;
+  MetricsOptions metrics;
 };
 
 std::string SelfDir() {
@@ -195,6 +197,21 @@ int Run(const RunOptions& opts) {
   if (!opts.ring.empty()) env.push_back("NODESCOPE_RING=" + opts.ring);
   if (!opts.stream.empty()) env.push_back("NODESCOPE_STREAM=" + opts.stream);
   if (!opts.capture_every.empty()) env.push_back("NODESCOPE_CAPTURE_EVERY=" + opts.capture_every);
+  // --metrics: bound before the program starts (a port in use: 125, the program not run).
+  std::unique_ptr<RunMetrics> metrics;
+  if (!opts.metrics.listen.empty()) {
+    MetricsOptions mo = opts.metrics;
+    const bool stream = !opts.stream.empty() || options->stream_records != 0;
+    const bool ring = !opts.ring.empty() || options->ring.enabled();
+    mo.mode = stream ? metrics_feed::Mode::kStream
+              : ring ? metrics_feed::Mode::kRing
+                     : metrics_feed::Mode::kWhole;
+    metrics = std::make_unique<RunMetrics>();
+    if (Status s = metrics->Start(mo, &env); !s.ok()) {
+      std::fprintf(stderr, "nodescope run: %s\n", TerminalText(s.message()).c_str());
+      return kToolFailed;
+    }
+  }
   std::vector<std::string> argv = opts.command;
   argv[0] = *program;
   StatusOr<ChildResult> result = RunChild(argv, env);
@@ -202,6 +219,7 @@ int Run(const RunOptions& opts) {
     std::fprintf(stderr, "nodescope run: %s\n", result.status().ToString().c_str());
     return kToolFailed;
   }
+  if (metrics) metrics->Finish(*result, output);
   const RunOutcome outcome =
       PrintRunSummary(*result, RunContext{output, result->pid, *started, chosen->runtime}, stderr);
   if (result->signal != 0) {
@@ -245,6 +263,19 @@ CLI::App* AddRunCommand(CLI::App& app, int* exit_code) {
                   "Write the trace in parts of this size (1GB, 10M records) instead of holding it");
   run->add_option("--capture-every", opts->capture_every,
                   "Also write the current window every so often (60s): <trace>.capture-<n>.json");
+  run->add_option("--metrics", opts->metrics.listen,
+                  "Serve per-node latency as Prometheus text at http://[ADDR:]PORT/metrics (ADDR "
+                  "127.0.0.1 unless given; any local user can read a loopback port), or on a Unix "
+                  "socket PATH (one with a '/', or unix:PATH), from this process while the "
+                  "program runs");
+  run->add_option("--metrics-series", opts->metrics.max_series,
+                  "With --metrics: at most N per-node series; nodes past them, by GPU time, are "
+                  "folded into node=\"other\" (default 2000)")
+      ->check(CLI::Range(size_t{1}, size_t{1000000}));
+  run->add_option("--metrics-linger", opts->metrics.linger_s,
+                  "With --metrics: after the program ends, keep serving until one scrape has "
+                  "read the final figures, at most this many seconds (default 30; 0: do not wait)")
+      ->check(CLI::Range(0.0, 86400.0));
   run->add_option("command", opts->command, "PROGRAM [ARGS...] (put -- before it)")->required();
   run->positionals_at_end();
   run->callback([opts, exit_code]() { *exit_code = Run(*opts); });
