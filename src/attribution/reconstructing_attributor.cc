@@ -160,26 +160,15 @@ ReconstructingAttributor::Exec ReconstructingAttributor::ExecFor(ThreadState* t,
 
 void ReconstructingAttributor::LaunchBegin(ThreadState* t, uint64_t exec_handle,
                                            uint64_t correlation, uint64_t stream) {
-  if (t == nullptr) return;
-  if (t->depth_ == kMaxDepth) {
-    ++t->overflow_;
-    return;
-  }
-  uint32_t seq = 0;
-  LaunchSlot* slot = t->log_.NewSlot(&seq);
-  if (slot != nullptr) {
-    const Exec exec = ExecFor(t, exec_handle);
-    slot->orphans_at_begin.store(foreign_.load(std::memory_order_seq_cst),
-                                 std::memory_order_relaxed);
-    slot->version.store(exec.version, std::memory_order_relaxed);
-    slot->stream.store(stream, std::memory_order_seq_cst);  // LaunchLog::StreamOf reads it
-    slot->graph_id.store(exec.graph_id, std::memory_order_release);
-    if (t->depth_ == 0) RecordPeers(t, slot, seq, false);
-  }
-  t->frames_[t->depth_++] = ThreadState::Frame{slot, seq, 0, correlation};
+  OpenFrame(t, /*plain=*/false, exec_handle, correlation, stream);
 }
 
 void ReconstructingAttributor::PlainBegin(ThreadState* t, uint64_t correlation, uint64_t stream) {
+  OpenFrame(t, /*plain=*/true, 0, correlation, stream);
+}
+
+void ReconstructingAttributor::OpenFrame(ThreadState* t, bool plain, uint64_t exec_handle,
+                                         uint64_t correlation, uint64_t stream) {
   if (t == nullptr) return;
   if (t->depth_ == kMaxDepth) {
     ++t->overflow_;
@@ -188,11 +177,16 @@ void ReconstructingAttributor::PlainBegin(ThreadState* t, uint64_t correlation, 
   uint32_t seq = 0;
   LaunchSlot* slot = t->log_.NewSlot(&seq);
   if (slot != nullptr) {
+    const Exec exec = plain ? Exec{0, 0} : ExecFor(t, exec_handle);
     slot->orphans_at_begin.store(foreign_.load(std::memory_order_seq_cst),
                                  std::memory_order_relaxed);
-    slot->plain.store(1, std::memory_order_relaxed);
-    slot->stream.store(stream, std::memory_order_seq_cst);
-    slot->graph_id.store(0, std::memory_order_release);
+    if (plain) {
+      slot->plain.store(1, std::memory_order_relaxed);
+    } else {
+      slot->version.store(exec.version, std::memory_order_relaxed);
+    }
+    slot->stream.store(stream, std::memory_order_seq_cst);           // LaunchLog::StreamOf reads it
+    slot->graph_id.store(exec.graph_id, std::memory_order_release);  // 0: a plain call
     if (t->depth_ == 0) RecordPeers(t, slot, seq, false);
   }
   t->frames_[t->depth_++] = ThreadState::Frame{slot, seq, 0, correlation};

@@ -165,6 +165,9 @@ class ReconstructingAttributor {
     uint32_t version;   // in-place changes so far
   };
   Exec ExecFor(ThreadState* t, uint64_t exec_handle);
+  // LaunchBegin and PlainBegin: a frame on `t` and, where the log has room, its slot.
+  void OpenFrame(ThreadState* t, bool plain, uint64_t exec_handle, uint64_t correlation,
+                 uint64_t stream);
   // Peers (reconstructing_hazard.cc).
   void RecordPeers(ThreadState* t, LaunchSlot* slot, uint32_t seq, bool at_end);
   enum class Hazard : uint8_t { kProven, kWithheld, kUndecided };
