@@ -7,7 +7,6 @@ program that forks, --stream and --ring windows (frames by interval add up exact
 is installed.
 """
 import argparse
-import json
 import re
 import os
 import shutil
@@ -20,21 +19,7 @@ import tempfile
 import threading
 import time
 
-failures = []
-
-
-def check(cond, what):
-    print(("ok:   " if cond else "FAIL: ") + what, flush=True)
-    if not cond:
-        failures.append(what)
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
+from metrics_checks import check, failures, free_port, nodes_rows
 
 
 def http_get(port=None, unix=None, timeout=10):
@@ -78,13 +63,9 @@ def wait_serving(port, proc, seconds=20):
 
 
 def nodes_counts(nodescope, trace):
-    out = subprocess.run([nodescope, "nodes", "--json", "--top", "0", "--rows", "0", trace],
-                         capture_output=True, text=True).stdout
     got = {}
-    for g in (json.loads(out)["graphs"] if out else []):
-        for n in g["nodes"]:
-            key = (g["name"], str(n["node_id"] & 0xffffffff))
-            got[key] = got.get(key, 0) + n["replays"]
+    for key, n in nodes_rows(nodescope, trace, strict=False):
+        got[key] = got.get(key, 0) + n["replays"]
     return got
 
 

@@ -14,7 +14,6 @@ import argparse
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -22,25 +21,10 @@ import time
 import urllib.parse
 import urllib.request
 
+from metrics_checks import check, failures, free_port, nodes_rows
+
 BUCKETS = [1e-6, 2e-6, 5e-6, 1e-5, 2e-5, 5e-5, 1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 1e-2, 2e-2,
            5e-2, 0.1, 0.2, 0.5, 1.0]
-failures = []
-
-
-def check(cond, what):
-    print(("ok:   " if cond else "FAIL: ") + what, flush=True)
-    if not cond:
-        failures.append(what)
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
-
-
 def bucket_index(seconds):
     for i, b in enumerate(BUCKETS):
         if seconds <= b:
@@ -57,13 +41,7 @@ def query(web, expr):
 
 
 def nodes_of(nodescope, trace):
-    out = subprocess.run([nodescope, "nodes", "--json", "--top", "0", "--rows", "0", trace],
-                         check=True, capture_output=True, text=True).stdout
-    got = {}
-    for g in json.loads(out)["graphs"]:
-        for n in g["nodes"]:
-            got[(g["name"], str(n["node_id"] & 0xffffffff))] = (n["replays"], n["p50_us"])
-    return got
+    return {key: (n["replays"], n["p50_us"]) for key, n in nodes_rows(nodescope, trace, strict=True)}
 
 
 def start_run(args, env, port, trace, sample, ms):
