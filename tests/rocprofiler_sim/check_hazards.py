@@ -23,9 +23,10 @@ import json
 import os
 import re
 import subprocess
-import sys
 import tempfile
 import time
+
+from sim_checks import Checker
 
 p = argparse.ArgumentParser()
 p.add_argument("--nodescope", required=True)
@@ -42,13 +43,8 @@ p.add_argument("--negative", action="store_true")
 p.add_argument("--table", help="write the keyed-share table (markdown) here")
 args = p.parse_args()
 tmp = tempfile.mkdtemp(prefix="nodescope_hazards_")
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+checker = Checker("hazard")
+check = checker.check
 
 
 def env_for(q, seed, plain, extra=None):
@@ -227,7 +223,4 @@ if args.negative:
     negative()
 else:
     grid()
-if failures:
-    print(f"{len(failures)} check(s) failed")
-    sys.exit(1)
-print("hazard checks: all passed")
+checker.finish()

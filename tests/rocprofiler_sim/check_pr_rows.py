@@ -18,6 +18,8 @@ import subprocess
 import sys
 import tempfile
 
+from sim_checks import Checker
+
 p = argparse.ArgumentParser()
 p.add_argument("--row", required=True)
 p.add_argument("--nodescope", required=True)
@@ -26,15 +28,12 @@ p.add_argument("--sim-lib-dir", required=True)
 p.add_argument("--tool", required=True)
 args = p.parse_args()
 tmp = tempfile.mkdtemp(prefix="nodescope_pr_rows_")
-failures = []
+checker = Checker(f"pr row {args.row}")
+check = checker.check
 LINE = re.compile(r"plain-recipe: keys=(\d+) aliased=(\d+) dispatches=(\d+) untagged=(\d+) "
                   r"graphs=(\d+) max_ordinal=(\d+)")
 
 
-def check(cond, what):
-    print(("ok:   " if cond else "FAIL: ") + what)
-    if not cond:
-        failures.append(what)
 
 
 def clean_env(extra):
@@ -197,7 +196,4 @@ ROWS = {"chain32": row_chain32, "fan4": row_fan4, "update": row_update, "destroy
 for n in THREADS:
     ROWS[f"threads{n}"] = (lambda n=n: row_threads(n))
 ROWS[args.row]()
-if failures:
-    print(f"{len(failures)} check(s) failed")
-    sys.exit(1)
-print(f"pr row {args.row}: passed")
+checker.finish()
