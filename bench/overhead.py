@@ -9,6 +9,7 @@ import argparse
 import os
 import random
 import re
+import shlex
 import statistics
 import subprocess
 import sys
@@ -32,6 +33,9 @@ p.add_argument("--profile", type=int, default=0, metavar="RUNS",
                     "configuration (bench/launch_profile.cc, preloaded), averaged over RUNS runs")
 p.add_argument("--extra", action="append", default=[],
                help="NAME=ENV1=V1,ENV2=V2: another nodescope configuration to time")
+p.add_argument("--run", action="append", default=[],
+               help="NAME=ARGS: another configuration, `nodescope run ARGS` (e.g. "
+                    "sample20_metrics='--sample 20 --metrics 127.0.0.1:19400 --metrics-linger 0')")
 a = p.parse_args()
 if a.workload == "graph_replay":
     a.replays = a.replays or 5000
@@ -63,6 +67,11 @@ for spec in a.extra:
     name, _, envs = spec.partition("=")
     env = dict(kv.split("=", 1) for kv in envs.split(",") if kv)
     configs[name] = (configs["nodescope"][0], env)
+
+for spec in a.run:
+    name, _, run_args = spec.partition("=")
+    configs[name] = ([os.path.join(a.bin_dir, "nodescope"), "run", *shlex.split(run_args), "-o",
+                      os.path.join(tmp, f"{name}.json"), "--"] + example, {})
 
 loop = {k: [] for k in configs}
 launch = {k: [] for k in configs}  # graph_replay: the launching thread's own time

@@ -186,13 +186,16 @@ void RunMetrics::Finish(const ChildResult& result, const std::string& output) {
                                                       root.c_str(), result.pid, line->rank);
     if (line->path != expected) continue;
     // The trace is the last frame: a ring's rest after the last interval, a streaming window's
-    // last part, or the whole trace.
+    // last part, or the whole trace. A trace that holds every record replaces what the
+    // intervals fed: a record that reached the window after its interval had been fed (CUPTI
+    // hands a sampled launch's buffer over only once the launch after it ran) is counted there.
     const uint64_t pid = static_cast<uint64_t>(result.pid);
     const bool stream = options_.mode == metrics_feed::Mode::kStream;
+    const bool ring = options_.mode == metrics_feed::Mode::kRing;
     auto fed = totals_.find(pid);
-    const char* kind = stream ? "part" : fed == totals_.end() ? "whole" : "interval";
+    const char* kind = stream ? "part" : ring && fed != totals_.end() ? "interval" : "whole";
     metrics::Interval rest;
-    if (!stream && fed != totals_.end()) rest = {fed->second.fed_until_ns, UINT64_MAX};
+    if (ring && fed != totals_.end()) rest = {fed->second.fed_until_ns, UINT64_MAX};
     StatusOr<metrics::ProcessFigures> figures = metrics::FiguresFromTrace(line->path, pid, rest);
     if (figures.ok()) {
       Accumulate(std::move(*figures), kind, rest);
