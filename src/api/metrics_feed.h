@@ -22,8 +22,8 @@
 //             replaced by the next window frame, cleared by the next part.
 // At the end `run` reads the trace file as the last frame: a whole trace as `whole` (so records
 // that reached the window after their interval was fed, as a sampled launch's do, are counted
-// there), a ring's as the interval (last to, end], a streaming trace's as its last part. `run` parses strictly and bounds a frame (kMaxFrameBytes): the
-// program can write to the pipe too.
+// there), a ring's as the interval (last to, end], a streaming trace's as its last part. `run`
+// parses strictly and bounds a frame (kMaxFrameBytes): the program can write to the pipe too.
 #pragma once
 
 #include <cstddef>
