@@ -1,0 +1,331 @@
+"""GPU test of issue 28's graph feature matrix: every case of graph_matrix (tests/gpu/
+graph_matrix.cu: node types, changes, capture modes, launches) traced by `nodescope run` in full
+mode and sampled (--sample 4), each checked against the manifest the program prints:
+
+- full mode: every expected record present, counted per label (kernel name, or copy/fill size):
+  expected == found, so a lost record is never silent;
+- sampled mode: the records group by correlation into whole replays of the manifest (conditional
+  bodies and device-launched work included); a part of a replay, or a record no replay owns, fails;
+  the kept replays == the launches the header says it traced;
+- keys: node id >> 32 == graph id; no key names two labels; each label has the keys expected (1
+  unless the manifest says more; a changed kernel's new label shares no key with the old one);
+- records without keys are at most what the header counts as withheld (under its reasons);
+- `nodescope check` exits 0 and says clean.
+
+Writes a Markdown table (case, mode, expected, found, keyed, withheld, check, result) to --table.
+`--self-test` runs the same evaluation on a hand-made trace (testdata/graph_matrix_trace.json) and
+mutations of it that must fail: no GPU needed (ctest graph_matrix_checker)."""
+import argparse
+import collections
+import copy
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gpu_common import SKIP, Checker, gpu_events, gpu_present  # noqa: E402
+
+SAMPLE_EVERY = 4
+OUR_KERNELS = ("k<", "kp<", "setc<", "reset<", "down<", "launcher<", "expect_flag<")
+
+
+def label_of(e):
+    """A record's label as the manifest writes it: the kernel's name without "void " and
+    arguments ("k<3>"), or "memcpy:BYTES" / "memset:BYTES"."""
+    if e["cat"] == "kernel":
+        name = e["name"]
+        if name.startswith("void "):
+            name = name[5:]
+        return name.split("(")[0]
+    kind = "memcpy" if e["cat"] == "gpu_memcpy" else "memset"
+    return f"{kind}:{e['args'].get('bytes')}"
+
+
+def parse_manifest(stdout):
+    """The last "manifest {...}" line of the program's output, or None."""
+    found = None
+    for line in stdout.splitlines():
+        if line.startswith("manifest "):
+            found = json.loads(line[len("manifest "):])
+    return found
+
+
+def withheld_of(trace):
+    w = trace.get("nodescope", {}).get("attribution", {}).get("withheld", {})
+    return {k: v for k, v in w.items() if v}
+
+
+def describe_withheld(w):
+    if not w:
+        return "0"
+    return f"{sum(w.values())} (" + ", ".join(f"{k}: {v}" for k, v in sorted(w.items())) + ")"
+
+
+def evaluate(trace, manifest, mode, check_ok):
+    """Checks one traced case. Returns (checks, row): checks a list of (ok, what), row the table's
+    cells. `mode` is "full" or "sampled"; `check_ok` whether `nodescope check` was clean."""
+    checks = []
+    name = manifest["case"]
+
+    def check(ok, what):
+        checks.append((bool(ok), f"{name} {mode}: {what}"))
+
+    phases = manifest["phases"]
+    expected_labels = set()
+    for p in phases:
+        expected_labels |= set(p["per_replay"])
+    events = gpu_events(trace)
+    records = [e for e in events if label_of(e) in expected_labels]
+    found = collections.Counter(label_of(e) for e in records)
+    strays = collections.Counter(label_of(e) for e in events if label_of(e) not in expected_labels
+                                 and label_of(e).startswith(OUR_KERNELS))
+    check(not strays, f"no kernel of the program outside the manifest ({dict(strays)})")
+
+    # Presence.
+    if mode == "full":
+        want = collections.Counter()
+        for p in phases:
+            for label, n in p["per_replay"].items():
+                want[label] += n * p["replays"]
+        diff = {lab: (want[lab], found[lab]) for lab in sorted(want) if want[lab] != found[lab]}
+        check(not diff, f"every record present: expected {sum(want.values())}, found "
+              f"{sum(found.values())}" + (f"; label: (expected, found) {diff}" if diff else ""))
+        expected_cell = str(sum(want.values()))
+    else:
+        s = trace.get("nodescope", {}).get("sampling", {})
+        check(s.get("every") == SAMPLE_EVERY, f"the header says 1 launch in {SAMPLE_EVERY} ({s})")
+        launches = sum(p.get("launches", p["replays"]) for p in phases)
+        if not manifest.get("device_launched"):
+            check(s.get("graph_launches") == launches,
+                  f"every host graph launch counted: {s.get('graph_launches')} == {launches}")
+        by_corr = collections.defaultdict(collections.Counter)
+        orphans = 0
+        for e in records:
+            corr = e["args"].get("correlation", 0)
+            if corr:
+                by_corr[corr][label_of(e)] += 1
+            else:
+                orphans += 1
+        per_phase = [collections.Counter(p["per_replay"]) for p in phases]
+        kept = [0] * len(phases)
+        partial = []
+        for corr, got in sorted(by_corr.items()):
+            match = next((i for i, want in enumerate(per_phase) if want == got), None)
+            if match is None:
+                partial.append((corr, dict(got)))
+            else:
+                kept[match] += 1
+        check(not partial, f"every kept replay whole ({sum(kept)} whole, {len(partial)} not"
+              + (f"; e.g. correlation {partial[0][0]}: {partial[0][1]}" if partial else "") + ")")
+        check(orphans == 0, f"every record belongs to a replay (correlation): {orphans} do not")
+        check(sum(kept) >= 1, f"at least one replay kept ({sum(kept)})")
+        over = [(i, kept[i], p["replays"]) for i, p in enumerate(phases) if kept[i] > p["replays"]]
+        check(not over, f"no phase kept more replays than it ran ({kept})")
+        traced = s.get("graph_launches_traced")
+        check(sum(kept) + len(partial) == traced,
+              f"replays in the trace == launches the header says it traced "
+              f"({sum(kept) + len(partial)} == {traced})")
+        expected_cell = (f"{sum(kept)} whole of {traced} traced launches"
+                         + (f", {len(partial)} partial" if partial else ""))
+
+    # Keys.
+    keyed = [e for e in records if "graph id" in e["args"]]
+    bad_pack = [e for e in keyed if e["args"]["graph node id"] >> 32 != e["args"]["graph id"]]
+    check(not bad_pack, f"graph node id >> 32 == graph id ({len(bad_pack)} not)")
+    labels_of_key = collections.defaultdict(set)
+    keys_of_label = collections.defaultdict(set)
+    for e in keyed:
+        key = (e["args"]["graph id"], e["args"]["graph node id"])
+        labels_of_key[key].add(label_of(e))
+        keys_of_label[label_of(e)].add(key)
+    shared = {k: sorted(v) for k, v in labels_of_key.items() if len(v) > 1}
+    check(not shared, f"no key names two labels ({len(shared)} do"
+          + (f"; e.g. {next(iter(shared.items()))}" if shared else "") + ")")
+    wrong_count = {}
+    for label, keys in keys_of_label.items():
+        want = manifest.get("keys", {}).get(label, 1)
+        ok = len(keys) == want if mode == "full" else 1 <= len(keys) <= want
+        if not ok:
+            wrong_count[label] = (want, len(keys))
+    check(not wrong_count, f"one key per node (label: (expected, found) {wrong_count})")
+    for old, new in manifest.get("changed", []):
+        both = keys_of_label.get(old, set()) & keys_of_label.get(new, set())
+        check(not both, f"changed {old} -> {new}: the new kernel has a new node id")
+
+    # What is not keyed is counted.
+    unkeyed = len(records) - len(keyed)
+    w = withheld_of(trace)
+    check(unkeyed <= sum(w.values()),
+          f"records without keys counted as withheld: {unkeyed} <= {describe_withheld(w)}")
+    check(check_ok, "nodescope check: clean")
+    passed = all(ok for ok, _ in checks)
+    row = [name, mode, expected_cell, str(sum(found.values())), str(len(keyed)),
+           describe_withheld(w), "clean" if check_ok else "NOT clean", "PASS" if passed else "FAIL"]
+    return checks, row
+
+
+def write_table(path, rows, note):
+    lines = [note, "",
+             "| case | mode | expected | found | keyed | withheld (reason) | check | result |",
+             "|---|---|---|---|---|---|---|---|"]
+    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def run_matrix(args):
+    if not gpu_present():
+        print("SKIP: no CUDA GPU on this machine")
+        sys.exit(SKIP)
+    tmp = tempfile.mkdtemp(prefix="nodescope-matrix-")
+    program = os.path.join(args.bin_dir, "graph_matrix")
+    cases = subprocess.run([program, "--list"], capture_output=True, text=True,
+                           check=True).stdout.split()
+    if args.cases:
+        cases = [c for c in cases if c in args.cases.split(",")]
+    c = Checker("gpu_graph_matrix")
+    rows = []
+    for case in cases:
+        for mode in args.modes.split(","):
+            out = os.path.join(tmp, f"{case}-{mode}.json")
+            sample = ([] if mode == "full"
+                      else ["--sample", str(SAMPLE_EVERY), "--sample-burst", "1"])
+            cmd = [args.nodescope, "run", "-o", out, *sample, "--", program, case,
+                   str(args.replays)]
+            try:
+                r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+            except subprocess.TimeoutExpired:
+                c.check(False, f"{case} {mode}: ran within 120 s")
+                rows.append([case, mode, "", "", "", "", "", "FAIL (timeout)"])
+                continue
+            manifest = parse_manifest(r.stdout)
+            if r.returncode != 0 or manifest is None:
+                c.check(False, f"{case} {mode}: the program ran and printed its manifest (exit "
+                        f"{r.returncode}): {r.stderr.strip()[-300:]}")
+                rows.append([case, mode, "", "", "", "", "", f"FAIL (exit {r.returncode})"])
+                continue
+            if manifest.get("skipped"):
+                print(f"  skip {case} {mode}: {manifest['skipped']}")
+                rows.append([case, mode, "", "", "", "", "", "SKIP: " + manifest["skipped"]])
+                continue
+            with open(out) as f:
+                trace = json.load(f)
+            chk = subprocess.run([args.nodescope, "check", out], capture_output=True, text=True)
+            check_ok = chk.returncode == 0 and "clean" in chk.stdout
+            checks, row = evaluate(trace, manifest, mode, check_ok)
+            for ok, what in checks:
+                c.check(ok, what)
+            rows.append(row)
+    if args.table:
+        write_table(args.table, rows, f"graph_matrix: {len(cases)} cases, {args.replays} replays "
+                    f"per phase, sampled = --sample {SAMPLE_EVERY} --sample-burst 1.")
+        print(f"table written to {args.table}")
+    c.finish()
+
+
+def self_test(args):
+    """The evaluation on a hand-made trace and mutations of it; each must pass or fail as said."""
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "testdata")
+    with open(os.path.join(here, "graph_matrix_trace.json")) as f:
+        base = json.load(f)
+    with open(os.path.join(here, "graph_matrix_manifest.txt")) as f:
+        manifest = parse_manifest(f.read())
+    c = Checker("graph_matrix_checker")
+    c.check(manifest is not None and manifest["case"] == "fixture", "the fixture's manifest parses")
+    if args.nodescope:
+        chk = subprocess.run([args.nodescope, "check", os.path.join(here,
+                                                                     "graph_matrix_trace.json")],
+                             capture_output=True, text=True)
+        c.check(chk.returncode == 0 and "clean" in chk.stdout,
+                f"nodescope check says the fixture is clean (exit {chk.returncode})")
+
+    def kernels(t, label):
+        return [e for e in t["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "kernel"
+                and label_of(e) == label]
+
+    def sampled(t, drop_corr=(), traced=None):
+        t = copy.deepcopy(t)
+        t["traceEvents"] = [e for e in t["traceEvents"]
+                            if e.get("args", {}).get("correlation") not in drop_corr]
+        kept = len({e["args"]["correlation"] for e in gpu_events(t)})
+        t["nodescope"]["sampling"] = {"every": SAMPLE_EVERY, "unit": "launch", "burst": 1,
+                                      "graph_launches": 4,
+                                      "graph_launches_traced": kept if traced is None else traced}
+        return t
+
+    def expect(t, mode, should_pass, what, check_ok=True):
+        checks, row = evaluate(t, manifest, mode, check_ok)
+        failed = [w for ok, w in checks if not ok]
+        c.check((not failed) == should_pass,
+                f"{what}: {'passes' if should_pass else 'fails'}"
+                + (f" ({failed[0]})" if failed else f" ({len(checks)} checks ok)"))
+        return row
+
+    expect(base, "full", True, "the full trace as recorded")
+    t = copy.deepcopy(base)
+    t["traceEvents"].remove(kernels(t, "setc<0>")[0])
+    expect(t, "full", False, "a lost record (a conditional body's setter)")
+    t = copy.deepcopy(base)
+    for e in kernels(t, "k<5>"):
+        e["args"]["graph node id"] = kernels(t, "k<1>")[0]["args"]["graph node id"]
+    expect(t, "full", False, "a swapped kernel keeping its old node id")
+    t = copy.deepcopy(base)
+    kernels(t, "k<0>")[1]["args"]["graph node id"] += 100
+    expect(t, "full", False, "one node with two keys")
+    t = copy.deepcopy(base)
+    kernels(t, "k<0>")[0]["args"]["graph id"] = 7
+    expect(t, "full", False, "a node id not packing its graph id")
+    t = copy.deepcopy(base)
+    e = kernels(t, "k<2>")[0]
+    del e["args"]["graph id"], e["args"]["graph node id"]
+    expect(t, "full", False, "an unkeyed record the header does not count")
+    t["nodescope"]["attribution"]["withheld"]["submission_unproven"] = 1
+    row = expect(t, "full", True, "an unkeyed record counted as withheld")
+    c.check(row[5] == "1 (submission_unproven: 1)", f"the table names the reason ({row[5]})")
+    t = copy.deepcopy(base)
+    stray = copy.deepcopy(kernels(t, "k<0>")[0])
+    stray["name"] = "void k<9>(float*)"
+    t["traceEvents"].append(stray)
+    expect(t, "full", False, "a kernel of the program the manifest does not name")
+    expect(base, "full", False, "nodescope check not clean", check_ok=False)
+    row = expect(base, "full", True, "the table row")
+    c.check(row == ["fixture", "full", "20", "20", "20", "0", "clean", "PASS"], f"row {row}")
+
+    # Sampled: replays are correlations 11..14 (two before the swap, two after).
+    expect(sampled(base, drop_corr=(12, 13)), "sampled", True, "sampled: two whole replays kept")
+    expect(sampled(base, drop_corr=(12, 13), traced=3), "sampled", False,
+           "sampled: a traced launch whose records are all lost")
+    t = sampled(base, drop_corr=(12, 13))
+    t["traceEvents"].remove(kernels(t, "k<1>")[0])  # WHILE-style: part of a kept replay
+    expect(t, "sampled", False, "sampled: a kept replay missing one record")
+    t = sampled(base, drop_corr=(12, 13))
+    kernels(t, "setc<0>")[0]["args"]["correlation"] = 0
+    expect(t, "sampled", False, "sampled: a record no replay owns")
+    t = sampled(base, drop_corr=(12, 13))
+    t["nodescope"]["sampling"]["every"] = 5
+    expect(t, "sampled", False, "sampled: the header's rate is not the one asked for")
+    c.finish()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--nodescope")
+    parser.add_argument("--bin-dir")
+    parser.add_argument("--table", help="write the Markdown results table here")
+    parser.add_argument("--cases", help="comma-separated subset of `graph_matrix --list`")
+    parser.add_argument("--modes", default="full,sampled")
+    parser.add_argument("--replays", type=int, default=20)
+    parser.add_argument("--self-test", action="store_true",
+                        help="check the checker on testdata/graph_matrix_trace.json (no GPU)")
+    args = parser.parse_args()
+    if args.self_test:
+        self_test(args)
+    if not args.nodescope or not args.bin_dir:
+        parser.error("--nodescope and --bin-dir are needed to run the matrix")
+    run_matrix(args)
+
+
+if __name__ == "__main__":
+    main()
