@@ -533,9 +533,14 @@ void CondNested(Manifest& m, cudaStream_t s, int r) {
 }
 
 // cudaGraphExecUpdate from graph A to graph B of the same shape: kernel k<1> -> k<5>, the fill's
-// value, the copy's destination, the host function and the child's kernel k<3> -> k<6> change.
+// value, the copy's destination, the host function, the child's kernel k<3> -> k<6> and the event
+// of an event record and an event wait node change.
 void UpdateExec(Manifest& m, cudaStream_t s, int r) {
-  auto build = [](int mid, unsigned value, size_t dst_off, cudaHostFn_t fn, int child_kernel) {
+  cudaEvent_t ev1, ev2;
+  CHECK(cudaEventCreateWithFlags(&ev1, cudaEventDisableTiming));
+  CHECK(cudaEventCreateWithFlags(&ev2, cudaEventDisableTiming));
+  auto build = [](int mid, unsigned value, size_t dst_off, cudaHostFn_t fn, int child_kernel,
+                  cudaEvent_t ev) {
     G child, b;
     child.Kernel(child_kernel);
     auto n0 = b.Kernel(0);
@@ -544,12 +549,13 @@ void UpdateExec(Manifest& m, cudaStream_t s, int r) {
     auto c = b.Memcpy(8192, {f}, dst_off);
     auto h = b.Host(fn, {c});
     auto ch = b.Child(child.g, {h});
-    b.Kernel(2, {b.Empty({ch})});
+    auto rec = b.Record(ev, {b.Empty({ch})});
+    b.Kernel(2, {b.Wait(ev, {rec})});
     return b.g;
   };
   g_host_a = 0;
   g_host_b = 0;
-  cudaGraph_t a = build(1, 1, 0, HostA, 3), bg = build(5, 2, 256, HostB, 6);
+  cudaGraph_t a = build(1, 1, 0, HostA, 3, ev1), bg = build(5, 2, 256, HostB, 6, ev2);
   cudaGraphExec_t e = Instantiate(a);
   Replay(e, s, r);
   cudaGraphExecUpdateResultInfo info{};
@@ -560,6 +566,7 @@ void UpdateExec(Manifest& m, cudaStream_t s, int r) {
   CHECK(cudaStreamSynchronize(s));
   EXPECT(g_host_a == r && g_host_b == r, "host functions ran %d and %d times, not %d each",
          g_host_a.load(), g_host_b.load(), r);
+  EXPECT(cudaEventQuery(ev2) == cudaSuccess, "the updated event node recorded the new event");
   Multiset base = {{K(0), 1}, {Fill(4096), 1}, {Copy(8192), 1}, {K(2), 1}};
   Multiset before = base, after = base;
   before[K(1)] = before[K(3)] = 1;
@@ -567,8 +574,39 @@ void UpdateExec(Manifest& m, cudaStream_t s, int r) {
   m.Phase(r, before);
   m.Phase(r, after);
   m.changed = {{K(1), K(5)}, {K(3), K(6)}};
-  m.covers = {"change:exec_update", "node:kernel", "node:memset", "node:memcpy",
-              "node:host",          "node:child",  "node:empty"};
+  m.covers = {"change:exec_update", "node:kernel",       "node:memset",
+              "node:memcpy",        "node:host",         "node:child",
+              "node:empty",         "node:event_record", "node:event_wait"};
+  m.no_records = {"host", "empty", "event_record", "event_wait"};
+}
+
+// cudaGraphExecUpdate inside a conditional body: IF { k<1> } becomes IF { k<7> } (the
+// conditional node's own parameters cannot change; its body's nodes follow the usual rules). The
+// handle's default (1, assigned at every launch) opens the IF: no setter kernel, whose argument
+// would name graph A's handle in graph B.
+void UpdateConditional(Manifest& m, cudaStream_t s, int r) {
+  auto build = [](int body_kernel) {
+    G b;
+    cudaGraphConditionalHandle h;
+    CHECK(cudaGraphConditionalHandleCreate(&h, b.g, 1, cudaGraphCondAssignDefault));
+    std::vector<cudaGraph_t> bodies;
+    auto c = b.Cond(h, cudaGraphCondTypeIf, 1, {b.Kernel(0)}, &bodies);
+    G(bodies[0]).Kernel(body_kernel);
+    b.Kernel(2, {c});
+    return b.g;
+  };
+  cudaGraph_t a = build(1), bg = build(7);
+  cudaGraphExec_t e = Instantiate(a);
+  Replay(e, s, r);
+  cudaGraphExecUpdateResultInfo info{};
+  cudaError_t err = cudaGraphExecUpdate(e, bg, &info);
+  EXPECT(err == cudaSuccess, "cudaGraphExecUpdate: %s, result %d", cudaGetErrorString(err),
+         static_cast<int>(info.result));
+  Replay(e, s, r);
+  m.Phase(r, {{K(0), 1}, {K(1), 1}, {K(2), 1}});
+  m.Phase(r, {{K(0), 1}, {K(7), 1}, {K(2), 1}});
+  m.changed = {{K(1), K(7)}};
+  m.covers = {"change:exec_update", "node:conditional_if"};
 }
 
 // The typed set-params calls: kernel k<1> -> k<5>, a copy's destination, a fill's value, the host
@@ -613,20 +651,24 @@ void SetParamsTyped(Manifest& m, cudaStream_t s, int r) {
               "change:set_child"};
 }
 
-// The generic cudaGraphExecNodeSetParams on a kernel (k<1> -> k<5>), a fill, a copy, a host node
-// and an event record node.
+// The generic cudaGraphExecNodeSetParams on a kernel (k<1> -> k<5>), a fill, a copy, a host node,
+// a child graph ({k<10>} -> {k<12>}), an event record and an event wait node.
 void SetParamsGeneric(Manifest& m, cudaStream_t s, int r) {
   cudaEvent_t ev1, ev2;
   CHECK(cudaEventCreateWithFlags(&ev1, cudaEventDisableTiming));
   CHECK(cudaEventCreateWithFlags(&ev2, cudaEventDisableTiming));
-  G b;
+  G b, child, child2;
+  child.Kernel(10);
+  child2.Kernel(12);
   auto n0 = b.Kernel(0);
   auto n1 = b.Kernel(1, {n0});
   auto f = b.Memset(4096, 1, {n1});
   auto c = b.Memcpy(8192, {f});
   auto h = b.Host(HostA, {c});
-  auto rec = b.Record(ev1, {h});
-  b.Kernel(2, {rec});
+  auto ch = b.Child(child.g, {h});
+  auto rec = b.Record(ev1, {ch});
+  auto w = b.Wait(ev1, {rec});
+  b.Kernel(2, {w});
   g_host_a = 0;
   g_host_b = 0;
   cudaGraphExec_t e = Instantiate(b.g);
@@ -658,9 +700,17 @@ void SetParamsGeneric(Manifest& m, cudaStream_t s, int r) {
   p.host.fn = HostB;
   CHECK(cudaGraphExecNodeSetParams(e, h, &p));
   p = cudaGraphNodeParams{};
+  p.type = cudaGraphNodeTypeGraph;
+  p.graph.graph = child2.g;
+  CHECK(cudaGraphExecNodeSetParams(e, ch, &p));
+  p = cudaGraphNodeParams{};
   p.type = cudaGraphNodeTypeEventRecord;
   p.eventRecord.event = ev2;
   CHECK(cudaGraphExecNodeSetParams(e, rec, &p));
+  p = cudaGraphNodeParams{};
+  p.type = cudaGraphNodeTypeWaitEvent;
+  p.eventWait.event = ev2;
+  CHECK(cudaGraphExecNodeSetParams(e, w, &p));
   Replay(e, s, r);
   CHECK(cudaStreamSynchronize(s));
   EXPECT(g_host_a == r && g_host_b == r, "host functions ran %d and %d times, not %d each",
@@ -668,12 +718,13 @@ void SetParamsGeneric(Manifest& m, cudaStream_t s, int r) {
   EXPECT(cudaEventQuery(ev2) == cudaSuccess, "the new event was recorded");
   Multiset base = {{K(0), 1}, {Fill(4096), 1}, {Copy(8192), 1}, {K(2), 1}};
   Multiset before = base, after = base;
-  before[K(1)] = 1;
-  after[K(5)] = 1;
+  before[K(1)] = before[K(10)] = 1;
+  after[K(5)] = after[K(12)] = 1;
   m.Phase(r, before);
   m.Phase(r, after);
-  m.changed = {{K(1), K(5)}};
+  m.changed = {{K(1), K(5)}, {K(10), K(12)}};
   m.covers = {"change:generic_set_params"};
+  m.no_records = {"host", "event_record", "event_wait"};
 }
 
 // cudaGraphNodeSetEnabled: a kernel, a copy and a fill off for a phase, then on again.
@@ -983,6 +1034,7 @@ const std::vector<std::pair<const char*, Case>>& Cases() {
       {"cond_switch", CondSwitch},
       {"cond_nested", CondNested},
       {"change_exec_update", UpdateExec},
+      {"change_exec_update_conditional", UpdateConditional},
       {"change_set_params", SetParamsTyped},
       {"change_generic_set_params", SetParamsGeneric},
       {"change_enable", EnableToggle},
