@@ -12,17 +12,22 @@ mode and sampled (--sample 4), each checked against the manifest the program pri
 - records without keys are at most what the header counts as withheld (under its reasons);
 - `nodescope check` exits 0 and says clean.
 
-Writes a Markdown table (case, mode, expected, found, keyed, withheld, check, result) to --table.
+Writes a Markdown table (case, mode, expected, found, keyed, withheld, check, result, seconds) to
+--table. Each run has 60 s; none starts after --budget s (540), so the matrix ends within 10 min.
 `--self-test` runs the same evaluation on a hand-made trace (testdata/graph_matrix_trace.json) and
 mutations of it that must fail: no GPU needed (ctest graph_matrix_checker)."""
 import argparse
 import collections
+import contextlib
 import copy
+import io
 import json
 import os
 import subprocess
 import sys
+import signal
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gpu_common import SKIP, Checker, gpu_events, gpu_present  # noqa: E402
@@ -168,61 +173,88 @@ def evaluate(trace, manifest, mode, check_ok):
 
 def write_table(path, rows, note):
     lines = [note, "",
-             "| case | mode | expected | found | keyed | withheld (reason) | check | result |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| case | mode | expected | found | keyed | withheld (reason) | check | result | s |",
+             "|---|---|---|---|---|---|---|---|---|"]
     lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 
 
-def run_matrix(args):
-    if not gpu_present():
-        print("SKIP: no CUDA GPU on this machine")
-        sys.exit(SKIP)
+def run_bounded(cmd, timeout):
+    """(returncode, stdout, stderr) of cmd, or None when it ran past `timeout` s: then its whole
+    process group (nodescope and the traced program) is killed, so no orphan keeps the GPU."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+        return p.returncode, out, err
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
+        return None
+
+
+def run_matrix(args, c):
+    """Runs the cases, each check through Checker `c`; returns the table's rows."""
     tmp = tempfile.mkdtemp(prefix="nodescope-matrix-")
     program = os.path.join(args.bin_dir, "graph_matrix")
     cases = subprocess.run([program, "--list"], capture_output=True, text=True,
                            check=True).stdout.split()
     if args.cases:
-        cases = [c for c in cases if c in args.cases.split(",")]
-    c = Checker("gpu_graph_matrix")
+        cases = [case for case in cases if case in args.cases.split(",")]
     rows = []
+    began = time.monotonic()
     for case in cases:
         for mode in args.modes.split(","):
+            row_start = time.monotonic()
+            if row_start - began > args.budget:
+                c.check(False, f"{case} {mode}: run within the matrix's {args.budget} s")
+                rows.append([case, mode, "", "", "", "", "", "FAIL (not run: time budget)", ""])
+                continue
             out = os.path.join(tmp, f"{case}-{mode}.json")
             sample = ([] if mode == "full"
                       else ["--sample", str(SAMPLE_EVERY), "--sample-burst", "1"])
             cmd = [args.nodescope, "run", "-o", out, *sample, "--", program, case,
                    str(args.replays)]
-            try:
-                r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-            except subprocess.TimeoutExpired:
-                c.check(False, f"{case} {mode}: ran within 120 s")
-                rows.append([case, mode, "", "", "", "", "", "FAIL (timeout)"])
+            r = run_bounded(cmd, 60)
+            if r is None:
+                c.check(False, f"{case} {mode}: ran within 60 s")
+                rows.append([case, mode, "", "", "", "", "", "FAIL (timeout)", "60"])
                 continue
-            manifest = parse_manifest(r.stdout)
-            if r.returncode != 0 or manifest is None:
+            rc, stdout, stderr = r
+            manifest = parse_manifest(stdout)
+            seconds = f"{time.monotonic() - row_start:.1f}"
+            if rc != 0 or manifest is None:
                 c.check(False, f"{case} {mode}: the program ran and printed its manifest (exit "
-                        f"{r.returncode}): {r.stderr.strip()[-300:]}")
-                rows.append([case, mode, "", "", "", "", "", f"FAIL (exit {r.returncode})"])
+                        f"{rc}): {stderr.strip()[-300:]}")
+                rows.append([case, mode, "", "", "", "", "", f"FAIL (exit {rc})", seconds])
                 continue
             if manifest.get("skipped"):
                 print(f"  skip {case} {mode}: {manifest['skipped']}")
-                rows.append([case, mode, "", "", "", "", "", "SKIP: " + manifest["skipped"]])
+                rows.append([case, mode, "", "", "", "", "", "SKIP: " + manifest["skipped"],
+                             seconds])
                 continue
-            with open(out) as f:
-                trace = json.load(f)
+            try:
+                with open(out) as f:
+                    trace = json.load(f)
+            except (OSError, ValueError) as e:
+                c.check(False, f"{case} {mode}: the trace is readable ({e})")
+                rows.append([case, mode, "", "", "", "", "", "FAIL (no trace)", seconds])
+                continue
             chk = subprocess.run([args.nodescope, "check", out], capture_output=True, text=True)
             check_ok = chk.returncode == 0 and "clean" in chk.stdout
             checks, row = evaluate(trace, manifest, mode, check_ok)
             for ok, what in checks:
                 c.check(ok, what)
-            rows.append(row)
+            rows.append(row + [seconds])
+    total = time.monotonic() - began
+    print(f"matrix: {len(rows)} runs in {total:.0f} s")
     if args.table:
         write_table(args.table, rows, f"graph_matrix: {len(cases)} cases, {args.replays} replays "
-                    f"per phase, sampled = --sample {SAMPLE_EVERY} --sample-burst 1.")
+                    f"per phase, sampled = --sample {SAMPLE_EVERY} --sample-burst 1; "
+                    f"{len(rows)} runs in {total:.0f} s.")
         print(f"table written to {args.table}")
-    c.finish()
+    return rows
 
 
 def self_test(args):
@@ -306,7 +338,69 @@ def self_test(args):
     t = sampled(base, drop_corr=(12, 13))
     t["nodescope"]["sampling"]["every"] = 5
     expect(t, "sampled", False, "sampled: the header's rate is not the one asked for")
+    fake_matrix(c, here)
     c.finish()
+
+
+FAKE_NODESCOPE = """import json, shutil, sys
+here, argv = sys.argv[1], sys.argv[2:]
+if argv[0] == "check":
+    print("verdict  clean")
+    sys.exit(0)
+out = argv[argv.index("-o") + 1]
+trace = json.load(open(here + "/graph_matrix_trace.json"))
+if "--sample" in argv:  # replays 2 and 3 not kept
+    trace["traceEvents"] = [e for e in trace["traceEvents"]
+                            if e.get("args", {}).get("correlation") not in (12, 13)]
+    trace["nodescope"]["sampling"] = {"every": int(argv[argv.index("--sample") + 1]),
+                                      "graph_launches": 4, "graph_launches_traced": 2}
+json.dump(trace, open(out, "w"))
+case = argv[-2]
+if case == "fixture":
+    print(open(here + "/graph_matrix_manifest.txt").read(), end="")
+elif case == "skipped":
+    print('manifest {"case":"skipped","phases":[],"skipped":"needs Vulkan"}')
+else:
+    sys.exit(3)
+"""
+
+
+def fake_matrix(c, here):
+    """run_matrix's loop (runs, manifests, table, skips, failures) with a fake `nodescope run`
+    that writes the fixture and prints its manifest, and a fake graph_matrix --list."""
+    tmp = tempfile.mkdtemp(prefix="nodescope-matrix-selftest-")
+    with open(os.path.join(tmp, "fake_nodescope.py"), "w") as f:
+        f.write(FAKE_NODESCOPE)
+    nodescope = os.path.join(tmp, "nodescope")
+    program = os.path.join(tmp, "graph_matrix")
+    with open(nodescope, "w") as f:
+        f.write(f"#!/bin/sh\nexec {sys.executable} {tmp}/fake_nodescope.py {here} \"$@\"\n")
+    with open(program, "w") as f:
+        f.write("#!/bin/sh\nprintf 'fixture\\nskipped\\nbroken\\n'\n")
+    os.chmod(nodescope, 0o755)
+    os.chmod(program, 0o755)
+    args = argparse.Namespace(nodescope=nodescope, bin_dir=tmp, cases=None, modes="full,sampled",
+                              replays=2, budget=540, table=os.path.join(tmp, "table.md"))
+    inner = Checker("fake matrix")
+    log = io.StringIO()
+    with contextlib.redirect_stdout(log):  # its FAIL lines are expected: not shown as this test's
+        rows = run_matrix(args, inner)
+    lines = log.getvalue().splitlines()
+    print(f"  (fake matrix ran: {sum('FAIL' in x for x in lines)} failed checks as intended, "
+          f"{sum(x.startswith('  skip') for x in lines)} skips)")
+    results = [(row[0], row[1], row[7].split(" ")[0].rstrip(":")) for row in rows]
+    c.check(results == [("fixture", "full", "PASS"), ("fixture", "sampled", "PASS"),
+                        ("skipped", "full", "SKIP"), ("skipped", "sampled", "SKIP"),
+                        ("broken", "full", "FAIL"), ("broken", "sampled", "FAIL")],
+            f"fake matrix: fixture passes in both modes, a skipped case skips, a program exiting "
+            f"3 fails ({results})")
+    c.check(inner.failures == 2 and inner.passes > 10,
+            f"fake matrix: the broken case's two runs are the only failed checks "
+            f"({inner.passes} passed, {inner.failures} failed)")
+    with open(args.table) as f:
+        table = f.read()
+    c.check(table.count("\n| ") == 7 and "| fixture | sampled | 2 whole of 2 traced launches |"
+            in table, "fake matrix: the table has a header and six rows")
 
 
 def main():
@@ -317,6 +411,8 @@ def main():
     parser.add_argument("--cases", help="comma-separated subset of `graph_matrix --list`")
     parser.add_argument("--modes", default="full,sampled")
     parser.add_argument("--replays", type=int, default=20)
+    parser.add_argument("--budget", type=int, default=540,
+                        help="seconds after which no further run starts (each then FAILs)")
     parser.add_argument("--self-test", action="store_true",
                         help="check the checker on testdata/graph_matrix_trace.json (no GPU)")
     args = parser.parse_args()
@@ -324,7 +420,12 @@ def main():
         self_test(args)
     if not args.nodescope or not args.bin_dir:
         parser.error("--nodescope and --bin-dir are needed to run the matrix")
-    run_matrix(args)
+    if not gpu_present():
+        print("SKIP: no CUDA GPU on this machine")
+        sys.exit(SKIP)
+    c = Checker("gpu_graph_matrix")
+    run_matrix(args, c)
+    c.finish()
 
 
 if __name__ == "__main__":
