@@ -7,11 +7,12 @@
 // graph launch of a phase runs exactly that multiset of records), "keys": {label: distinct node
 // keys expected in a full trace} (1 unless said), "changed": [[old, new]] (labels a change
 // replaced: their keys must differ), "covers": the axis values the case exercises, "no_records":
-// node types that give no GPU record (checked here, by the program itself), "device_launched",
+// node types that give no GPU record, "device_launched",
 // "skipped" (a reason, for a case one GPU cannot run). Labels: "k<N>" etc. for a kernel (its
 // demangled name without "void " and arguments), "memcpy:BYTES", "memset:BYTES": every copy and
-// fill of a case has its own size. Host nodes, event nodes, alloc/free and batch memory operations
-// are checked by the program (host counters, device flags); a failed check exits 1.
+// fill of a case has its own size. What gives no GPU record the program checks itself (host node
+// counters, event queries, the batch memory operation's flag), and WHILE iterations and device
+// graph runs (device counters); a failed check exits 1.
 // Built with -rdc=true and cudadevrt (device-side cudaGraphLaunch), for sm_90; the driver API
 // (batch memory operations) through cudaGetDriverEntryPointByVersion, no libcuda link.
 #include <cuda.h>
@@ -76,9 +77,11 @@ template <int N>
 __global__ void reset(int* c, int n) {
   *c = n;
 }
-// The WHILE body's last kernel: counts down, and the loop goes on while something is left.
+// The WHILE body's last kernel: counts down, and the loop goes on while something is left;
+// *iterations counts the iterations run, for the program's own check.
 template <int N>
-__global__ void down(int* c, cudaGraphConditionalHandle h) {
+__global__ void down(int* c, cudaGraphConditionalHandle h, int* iterations) {
+  ++*iterations;
   int left = --*c;
   cudaGraphSetConditional(h, left > 0 ? 1u : 0u);
 }
@@ -92,6 +95,11 @@ __global__ void launcher(cudaGraphExec_t g, int mode, int* err) {
                                : cudaStreamGraphFireAndForgetAsSibling;
   cudaError_t e = cudaGraphLaunch(g, s);
   if (e != cudaSuccess) *err = static_cast<int>(e);
+}
+// The last node of a device graph: counts its runs, for the program's own check.
+template <int N>
+__global__ void tick(int* runs) {
+  if (threadIdx.x == 0) atomicAdd(runs, 1);
 }
 // Checks the batch memory operation's write: *flag must be `want` when this runs.
 template <int N>
@@ -261,9 +269,17 @@ struct G {
     bodies->assign(p.conditional.phGraph_out, p.conditional.phGraph_out + size);
     return n;
   }
-  cudaGraphConditionalHandle Handle(unsigned default_value = 0) {
+  // An IF or SWITCH handle is set by a setter kernel before its node, every launch. A WHILE
+  // handle starts each launch at 1 (assigned by default), else its body never runs: the loop's
+  // condition is read before the first iteration.
+  cudaGraphConditionalHandle Handle() {
     cudaGraphConditionalHandle h;
-    CHECK(cudaGraphConditionalHandleCreate(&h, g, default_value, 0));
+    CHECK(cudaGraphConditionalHandleCreate(&h, g, 0, 0));
+    return h;
+  }
+  cudaGraphConditionalHandle WhileHandle() {
+    cudaGraphConditionalHandle h;
+    CHECK(cudaGraphConditionalHandleCreate(&h, g, 1, cudaGraphCondAssignDefault));
     return h;
   }
 };
@@ -295,14 +311,23 @@ struct CountArgs {
   int* c;
   int n = 0;
   cudaGraphConditionalHandle h = 0;
+  int* iterations = nullptr;  // managed: the iterations run, summed over replays
   void* reset_args[2];
-  void* down_args[2];
-  CountArgs(int* counter, int iterations, cudaGraphConditionalHandle handle)
-      : c(counter), n(iterations), h(handle) {
+  void* down_args[3];
+  CountArgs(int* counter, int per_replay, cudaGraphConditionalHandle handle)
+      : c(counter), n(per_replay), h(handle) {
+    CHECK(cudaMallocManaged(&iterations, sizeof(int)));
+    *iterations = 0;
     reset_args[0] = &c;
     reset_args[1] = &n;
     down_args[0] = &c;
     down_args[1] = &h;
+    down_args[2] = &iterations;
+  }
+  void Expect(int replays) const {
+    CHECK(cudaDeviceSynchronize());
+    EXPECT(*iterations == replays * n, "the WHILE body ran %d times, not %d", *iterations,
+           replays * n);
   }
 };
 
@@ -462,7 +487,7 @@ void CondIf(Manifest& m, cudaStream_t s, int r) {
 void CondWhile(Manifest& m, cudaStream_t s, int r) {
   // reset(3) -> WHILE { k<1>, down }: 3 iterations per replay.
   G b;
-  auto h = b.Handle();
+  auto h = b.WhileHandle();
   int* counter;
   CHECK(cudaMalloc(&counter, sizeof(int)));
   static CountArgs* ca;
@@ -474,6 +499,7 @@ void CondWhile(Manifest& m, cudaStream_t s, int r) {
   body.Func(reinterpret_cast<void*>(&down<0>), ca->down_args, 1, {body.Kernel(1)});
   b.Kernel(2, {c});
   Replay(Instantiate(b.g), s, r);
+  ca->Expect(r);
   m.Phase(r, {{"reset<0>", 1}, {K(1), 3}, {"down<0>", 3}, {K(2), 1}});
   m.covers = {"node:conditional_while"};
 }
@@ -498,7 +524,7 @@ void CondNested(Manifest& m, cudaStream_t s, int r) {
   // reset(2) -> WHILE { k<1> -> setc<1> -> IF { k<2> -> setc<2> -> SWITCH { k<3> | k<4> } }
   //                     -> down }: 2 iterations, the SWITCH picks body 1 (k<4>).
   G b;
-  auto hw = b.Handle();
+  auto hw = b.WhileHandle();
   int* counter;
   CHECK(cudaMalloc(&counter, sizeof(int)));
   static CountArgs* wa;
@@ -522,6 +548,7 @@ void CondNested(Manifest& m, cudaStream_t s, int r) {
   G(sb[0]).Kernel(3);
   G(sb[1]).Kernel(4);
   Replay(Instantiate(b.g), s, r);
+  wa->Expect(r);
   m.Phase(r, {{"reset<0>", 1},
               {K(1), 2},
               {"setc<1>", 2},
@@ -946,12 +973,18 @@ void LaunchUpload(Manifest& m, cudaStream_t s, int r) {
   m.covers = {"launch:upload"};
 }
 
-// A device graph of a kernel, a fill, a copy and a kernel: instantiated for device launch and
-// uploaded.
-cudaGraphExec_t DeviceGraph(int first, int last, size_t fill_bytes, size_t copy_bytes) {
+// A device graph of k<first>, a fill, a copy and tick<N> (counting runs in *runs, managed):
+// instantiated for device launch and uploaded.
+template <int N>
+cudaGraphExec_t DeviceGraph(int first, size_t fill_bytes, size_t copy_bytes, int** runs) {
+  static int* counter;
+  static void* args[1] = {&counter};
+  CHECK(cudaMallocManaged(&counter, sizeof(int)));
+  *counter = 0;
+  *runs = counter;
   G d;
   auto f = d.Memset(fill_bytes, 4, {d.Kernel(first)});
-  d.Kernel(last, {d.Memcpy(copy_bytes, {f})});
+  d.Func(reinterpret_cast<void*>(&tick<N>), args, 32, {d.Memcpy(copy_bytes, {f})});
   cudaGraphExec_t e = Instantiate(d.g, cudaGraphInstantiateFlagDeviceLaunch);
   CHECK(cudaGraphUpload(e, 0));
   CHECK(cudaDeviceSynchronize());
@@ -962,7 +995,8 @@ cudaGraphExec_t DeviceGraph(int first, int last, size_t fill_bytes, size_t copy_
 void HostLauncher(Manifest& m, cudaStream_t s, int r, int mode, const char* cover) {
   static cudaGraphExec_t dev;
   static int mode_arg;
-  dev = DeviceGraph(10, 11, 2048, 4096);
+  int* runs;
+  dev = DeviceGraph<0>(10, 2048, 4096, &runs);
   mode_arg = mode;
   static void* args[3] = {&dev, &mode_arg, &g_err};
   G b;
@@ -970,13 +1004,14 @@ void HostLauncher(Manifest& m, cudaStream_t s, int r, int mode, const char* cove
   b.Kernel(1, {l});
   Replay(Instantiate(b.g), s, r);
   ExpectNoDeviceError();
+  EXPECT(*runs == r, "the device graph ran %d times, not %d", *runs, r);
   m.Phase(r, {{K(0), 1},
               {"launcher<0>", 1},
               {K(1), 1},
               {K(10), 1},
               {Fill(2048), 1},
               {Copy(4096), 1},
-              {K(11), 1}});
+              {"tick<0>", 1}});
   m.device_launched = true;
   m.covers = {cover};
 }
@@ -995,7 +1030,8 @@ void DeviceSibling(Manifest& m, cudaStream_t s, int r) {
 void DeviceNested(Manifest& m, cudaStream_t s, int r) {
   static cudaGraphExec_t inner, outer;
   static int tail = 0, fire = 1;
-  inner = DeviceGraph(20, 21, 1024, 3072);
+  int* runs;
+  inner = DeviceGraph<1>(20, 1024, 3072, &runs);
   static void* inner_args[3] = {&inner, &tail, &g_err};
   G a;
   a.Func(reinterpret_cast<void*>(&launcher<1>), inner_args, 32, {a.Kernel(12)});
@@ -1006,6 +1042,7 @@ void DeviceNested(Manifest& m, cudaStream_t s, int r) {
   b.Kernel(1, {b.Func(reinterpret_cast<void*>(&launcher<0>), outer_args, 32, {b.Kernel(0)})});
   Replay(Instantiate(b.g), s, r);
   ExpectNoDeviceError();
+  EXPECT(*runs == r, "the inner device graph ran %d times, not %d", *runs, r);
   m.Phase(r, {{K(0), 1},
               {"launcher<0>", 1},
               {K(1), 1},
@@ -1014,7 +1051,7 @@ void DeviceNested(Manifest& m, cudaStream_t s, int r) {
               {K(20), 1},
               {Fill(1024), 1},
               {Copy(3072), 1},
-              {K(21), 1}});
+              {"tick<1>", 1}});
   m.device_launched = true;
   m.covers = {"launch:device_nested"};
 }

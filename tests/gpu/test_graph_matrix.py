@@ -33,7 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gpu_common import SKIP, Checker, gpu_events, gpu_present  # noqa: E402
 
 SAMPLE_EVERY = 4
-OUR_KERNELS = ("k<", "kp<", "setc<", "reset<", "down<", "launcher<", "expect_flag<")
+OUR_KERNELS = ("k<", "kp<", "setc<", "reset<", "down<", "launcher<", "expect_flag<", "tick<")
 
 
 def label_of(e):
