@@ -67,6 +67,9 @@ with Prometheus(prometheus, tmp, [port]) as prom:
         off = abs(bucket_index(m) - bucket_index(p50_us * 1e-6)) if m is not None else 99
         worst = max(worst, off)
         c.check(off <= 1, f"{key}: median {m} s within one bucket of nodes' p50 {p50_us} us")
+    if c.failures:  # what run said and served last, to tell a lost frame from a stale one
+        print("run's stderr:", err.strip()[-1500:])
+        print("last scrape:", [l for l in scrape.decode().splitlines() if "_count{" in l][:3])
     print(f"gpu_metrics: {len(truth)} nodes, {kept} kept replays, worst median offset {worst} "
           f"bucket(s), run took {time.time() - t0:.1f} s")
 c.finish()
