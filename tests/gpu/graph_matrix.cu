@@ -648,8 +648,9 @@ void UpdateConditional(Manifest& m, cudaStream_t s, int r) {
     m.Phase(r, {{K(0), 1}, {K(7), 1}, {K(2), 1}});
     m.changed = {{K(1), K(7)}};
   } else {  // what CUDA 13.0 did on the H100: the update succeeded, the body kept k<1>
-    std::fprintf(stderr, "note: cudaGraphExecUpdate returned success, but the IF body still runs "
-                         "k<1>, not k<7>\n");
+    std::fprintf(stderr,
+                 "note: cudaGraphExecUpdate returned success, but the IF body still runs "
+                 "k<1>, not k<7>\n");
     m.Phase(r, {{K(0), 1}, {K(1), 1}, {K(2), 1}});
   }
   m.covers = {"change:exec_update", "node:conditional_if"};
