@@ -70,6 +70,16 @@ void RecordFigures::Add(const Trace& trace, uint64_t from_ns, uint64_t to_ns) {
   if (trace.job.rank >= 0) rank_ = std::to_string(trace.job.rank);
 }
 
+bool RecordFigures::NeedsRanges(const Trace& trace, uint64_t from_ns, uint64_t to_ns) const {
+  bool needs = false;
+  trace.gpu.ForEach([&](const GpuActivity& a) {
+    if (needs || a.graph_id == 0 || a.capture_range_id == 0) return;
+    if (a.end_ns <= from_ns || (to_ns != UINT64_MAX && a.end_ns > to_ns)) return;
+    needs = nodes_.find({a.graph_id, a.graph_node_id}) == nodes_.end();
+  });
+  return needs;
+}
+
 void RecordFigures::CloseReplays(uint64_t until_ns) {
   const std::vector<double>& bounds = DurationBuckets();
   for (auto it = open_.begin(); it != open_.end();) {

@@ -40,6 +40,9 @@ class RecordFigures {
   // graph launches, drops, withheld keys, rank: cumulative in a session, so the latest win).
   // Intervals must follow each other without overlap for each record to count once.
   void Add(const Trace& trace, uint64_t from_ns, uint64_t to_ns);
+  // Whether `trace` holds, in (from_ns, to_ns], a node not seen yet that was captured under a
+  // user range: its scope needs the session's ranges in `trace` before Add().
+  bool NeedsRanges(const Trace& trace, uint64_t from_ns, uint64_t to_ns) const;
   // Observes the replays that ended at or before `until_ns` (UINT64_MAX: all of them, at the
   // end of tracing).
   void CloseReplays(uint64_t until_ns);
