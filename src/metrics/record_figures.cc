@@ -91,6 +91,7 @@ void RecordFigures::CloseReplays(uint64_t until_ns) {
     HistogramValues& h = replays_[{it->first.first, r.device}];
     if (h.buckets.empty()) h.buckets.assign(bounds.size() + 1, 0);
     h.Observe(DurationSeconds(r.start_ns, r.end_ns), bounds);
+    closed_.insert(it->first.first);
     ++replays_kept_;
     it = open_.erase(it);
   }
@@ -126,6 +127,7 @@ ProcessFigures RecordFigures::Figures(uint64_t pid) const {
     return it != graph_ids.end() && *it == id ? names[it - graph_ids.begin()] : std::to_string(id);
   };
   for (const auto& [key, n] : nodes_) {
+    if (closed_.count(key.first) == 0) continue;
     NodeFigures f;
     f.graph = name_of(key.first);
     f.node = static_cast<uint32_t>(key.second & 0xffffffffu);

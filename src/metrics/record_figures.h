@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,7 +47,9 @@ class RecordFigures {
   // Observes the replays that ended at or before `until_ns` (UINT64_MAX: all of them, at the
   // end of tracing).
   void CloseReplays(uint64_t until_ns);
-  // The figures so far (replays still open are not in them).
+  // The figures so far (replays still open are not in them). A graph is in them once one of its
+  // replays has closed: before, its node set (hence its name) may still be partial, and a series
+  // named after it would stay, at zero, for ever.
   ProcessFigures Figures(uint64_t pid) const;
 
   size_t open_replays() const { return open_.size(); }
@@ -69,6 +72,7 @@ class RecordFigures {
   std::map<uint32_t, std::shared_ptr<const GraphDag>> dags_;
   std::map<std::pair<uint32_t, uint32_t>, Replay> open_;             // (graph id, correlation)
   std::map<std::pair<uint32_t, int64_t>, HistogramValues> replays_;  // (graph id, device)
+  std::set<uint32_t> closed_;  // graphs with a replay closed: their names are published
   uint64_t replays_kept_ = 0;
   uint64_t graph_launches_ = 0;  // sampled: every launch seen; else 0
   uint64_t dropped_ = 0;
