@@ -12,6 +12,7 @@
 
 #include "export/chrome_trace_writer.h"
 #include "export/json_output.h"
+#include "metrics/figures_text.h"
 #include "metrics/trace_figures.h"
 
 namespace nodescope::metrics {
@@ -171,6 +172,28 @@ TEST(RecordFigures, IntervalsAddUpToTheWhole) {
   }
   EXPECT_EQ(live.open_replays(), 0u);
   ExpectSame(live.Figures(77), Read(t));
+}
+
+// The pipe of `run --metrics` carries the figures as text: they come back the same.
+TEST(FiguresText, RoundTrips) {
+  const Trace t = MakeTrace(50);
+  RecordFigures live;
+  live.Add(t, 0, UINT64_MAX);
+  live.CloseReplays(UINT64_MAX);
+  ProcessFigures f = live.Figures(77);
+  f.nodes[0].kernel = "tab\there, newline\nand \\ backslash";
+  const std::string text = EncodeFigures(f);
+  StatusOr<ProcessFigures> back = DecodeFigures(text, 77);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->nodes[0].kernel, f.nodes[0].kernel);
+  EXPECT_EQ(EncodeFigures(*back), text);
+  for (size_t i = 0; i < f.nodes.size(); ++i) {
+    EXPECT_EQ(back->nodes[i].durations.sum, f.nodes[i].durations.sum);  // exactly
+  }
+  for (const char* bad : {"seen\t-1\n", "node\tg\t1\tk\t0\t1\t1,2\n", "rank\tx", "what\t1\n",
+                          "rank\ta\\q\n", "kept\t1\t2\n"}) {
+    EXPECT_FALSE(DecodeFigures(bad, 1).ok()) << bad;
+  }
 }
 
 TEST(RecordFigures, DurationsAsTheReaderReadsThem) {
