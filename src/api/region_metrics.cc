@@ -43,7 +43,6 @@ void CloseInChild() {
 void RegionMetrics::RegisterOnce() {
   static std::once_flag once;
   std::call_once(once, [] {
-    (void)metrics::DurationBuckets();  // made before the handler: destroyed after it ran
     for (std::atomic<int>& fd : g_listen_fds) fd.store(-1);
     g_live = new std::set<RegionMetrics*>;
     pthread_atfork(nullptr, nullptr, &CloseInChild);
