@@ -40,7 +40,8 @@ LAYERS = {
     "export": ["base", "model", "attribution"],
     "backends": ["base", "model", "ranges", "attribution"],
     "backends/*": ["base", "model", "ranges", "attribution", "backends"],
-    "api": ["base", "model", "ranges", "attribution", "export", "backends", "nodescope"],
+    "api": ["base", "model", "ranges", "attribution", "export", "backends", "nodescope",
+            "metrics"],
     # The analysis side reads trace files; it never sees a backend or the api, and writes only
     # through export/ (merge).
     "analysis/reader": ["base", "model"],
@@ -48,8 +49,10 @@ LAYERS = {
     "analysis/plot": ["base", "model", "analysis/reader", "analysis/stats"],
     "analysis/merge": ["base", "model", "attribution", "export", "analysis/reader",
                        "analysis/stats"],
-    # `run --metrics` (Prometheus text, its server, the figures read from a trace by the analysis).
-    "metrics": ["base", "model", "analysis/reader", "analysis/stats"],
+    # `run --metrics` and NODESCOPE_METRICS (Prometheus text, its server, the figures read from a
+    # trace by the analysis or made from a session's records). The api includes only what builds
+    # without the analysis library (nodescope_metrics_serve, nodescope_metrics_live: CMake).
+    "metrics": ["base", "model", "attribution", "export", "analysis/reader", "analysis/stats"],
     "nodescope": [],
     # The command-line programs: anything but a vendor's backend internals.
     "tools": NEUTRAL + ["analysis/reader", "analysis/stats", "analysis/plot", "analysis/merge",

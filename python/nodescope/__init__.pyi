@@ -75,6 +75,8 @@ class profile:
         max_buffers: Union[int, str, None] = ...,
         buffer_size_mb: Union[int, str, None] = ...,
         disable_graph_attribution: Optional[bool] = ...,
+        metrics: Union[int, str, None] = ...,
+        metrics_series: Union[int, str, None] = ...,
     ) -> None: ...
     @property
     def running(self) -> bool: ...

@@ -86,6 +86,8 @@ _OPTIONS = {
     "max_buffers": ("max_buffers", (int, str)),
     "buffer_size_mb": ("buffer_size_mb", (int, str)),
     "disable_graph_attribution": ("disable_graph_attribution", (bool,)),
+    "metrics": ("metrics", (int, str)),  # a port (127.0.0.1), "ADDR:PORT" or "unix:PATH"
+    "metrics_series": ("metrics_series", (int, str)),
     "output": ("output", (str,)),  # profile()'s first argument, passed with stream/capture_every
 }
 
@@ -138,9 +140,20 @@ class profile:
     ``<output>.part-<n>.json``, while running; the file written at the end is the last part) and
     ``capture_every`` (also write the window every TIME, ``<output>.capture-<n>.json``), both
     needing ``output``, ``max_events``, ``max_buffers``, ``buffer_size_mb``,
-    ``disable_graph_attribution``. An option left out is read from the environment, as
+    ``disable_graph_attribution``, ``metrics`` and ``metrics_series``. An option left out is read from the environment, as
     ``nodescope run`` would. Types are checked here (TypeError); values by the library, which
     raises :class:`InvalidArgumentError` naming the option.
+
+    ``metrics`` (``NODESCOPE_METRICS``): serve Prometheus' ``/metrics`` from a thread of the
+    session, as ``nodescope run --metrics`` does: a port (``9400``, on 127.0.0.1), an
+    ``"ADDR:PORT"`` or ``"unix:PATH"``. Per-node and per-graph duration histograms (graph = the
+    stable name ``nodes`` prints), replays, drops; ``metrics_series`` bounds the per-node series
+    (default 2000, the rest folded into ``node="other"``). The port is bound by start(): one
+    taken raises and nothing is traced. Served from start() until the profile is freed (after
+    stop(), the final figures: their counts are those of ``nodes`` on the trace written)::
+
+        with nodescope.profile("t.json", metrics=9400):   # curl 127.0.0.1:9400/metrics
+            serve()
 
     Failures raise :class:`Error` subclasses with the library's message: :class:`NoDeviceError`
     (no GPU, driver or backend), :class:`ProfilerConflictError` (torch.profiler, Nsight or
@@ -149,12 +162,14 @@ class profile:
 
     def __init__(self, output=None, *, backend=None, sample=None, sample_burst=None, ring=None,
                  stream=None, capture_every=None, max_events=None, max_buffers=None,
-                 buffer_size_mb=None, disable_graph_attribution=None):
+                 buffer_size_mb=None, disable_graph_attribution=None, metrics=None,
+                 metrics_series=None):
         given = {"backend": backend, "sample": sample, "sample_burst": sample_burst,
                  "ring": ring, "stream": stream, "capture_every": capture_every,
                  "max_events": max_events, "max_buffers": max_buffers,
                  "buffer_size_mb": buffer_size_mb,
-                 "disable_graph_attribution": disable_graph_attribution}
+                 "disable_graph_attribution": disable_graph_attribution,
+                 "metrics": metrics, "metrics_series": metrics_series}
         self.output = os.fspath(output) if output is not None else None
         if self.output is not None and (stream is not None or capture_every is not None):
             # Parts and periodic captures are named after the trace ("t.part-1.json"); only

@@ -24,6 +24,8 @@ from nodescope import _tracing
     (dict(stream=1000), "stream"),            # parts are named after output=: none given
     (dict(capture_every="60s"), "capture_every"),
     (dict(stream="lots", output="t.json"), "stream"),
+    (dict(metrics="nope:x"), "metrics"),
+    (dict(metrics_series=0), "metrics_series"),
 ])
 def test_bad_option_values_raise_invalid_argument_naming_the_key(kwargs, key):
     with pytest.raises(nodescope.InvalidArgumentError) as e:
@@ -59,6 +61,14 @@ def test_output_is_passed_with_stream_and_capture_every():
     assert nodescope.profile("t.json", stream="10k").options == "stream=10k;output=t.json"
     assert nodescope.profile("t.json", capture_every=60).options == "capture_every=60s;output=t.json"
     assert nodescope.profile("t.json", ring="1M").options == "ring=1M"
+
+
+def test_metrics_is_passed_as_written_or_as_a_port():
+    assert nodescope.profile(metrics=9400).options == "metrics=9400"
+    assert (nodescope.profile(metrics="0.0.0.0:9400", metrics_series=50).options ==
+            "metrics=0.0.0.0:9400;metrics_series=50")
+    with pytest.raises(TypeError, match="metrics must be"):
+        nodescope.profile(metrics=9400.0)
 
 
 def test_options_are_mapped_to_the_c_api_string():

@@ -317,3 +317,111 @@ def test_exit_with_periodic_captures_running(in_process, tmp_path):
     assert len(nodescope.load(str(out)).kernels()) == 30
     for f in tmp_path.glob("x.capture-*.json"):
         assert nodescope.load(str(f)).check()["clean"], f
+
+
+# --- profile(metrics=...): /metrics served by the session (NODESCOPE_METRICS). ------------------
+
+def _free_port():
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _counts(text):
+    """{(graph, node): count} of the nodescope_node_duration_seconds_count samples of a scrape."""
+    import re
+
+    out = {}
+    for m in re.finditer(r'^nodescope_node_duration_seconds_count\{graph="([^"]*)",node="([^"]*)"'
+                         r'[^}]*\} (\S+)$', text, re.M):
+        out[(m.group(1), m.group(2))] = int(float(m.group(3)))
+    return out
+
+
+def test_profile_metrics_served_over_http(in_process, cli, tmp_path):
+    """Scraped while tracing and after stop(): the final counts are those `nodes --json` reads in
+    the trace written; OpenMetrics when asked for."""
+    port = _free_port()
+    out = tmp_path / "m.json"
+    r = run_script(in_process, tmp_path, f"""
+        import time, urllib.request
+        url = "http://127.0.0.1:{port}/metrics"
+        with nodescope.profile({str(out)!r}, backend="rocm", metrics={port}) as p:
+            for _ in range(10):
+                sim.replay(g, s, 5)
+                sim.sync(s)
+                time.sleep(0.05)
+            time.sleep(1.5)  # a graph shows once a replay of it closed (a second after its end)
+            during = urllib.request.urlopen(url, timeout=5).read().decode()
+        after = urllib.request.urlopen(url, timeout=5).read().decode()
+        om = urllib.request.urlopen(urllib.request.Request(
+            url, headers={{"Accept": "application/openmetrics-text"}}), timeout=5)
+        print(json.dumps(dict(during=during, after=after, om_type=om.headers["Content-Type"],
+                              om_end=om.read().decode().endswith("# EOF\\n"))))
+        """, env_extra={"NODESCOPE_METRICS_INTERVAL_MS": "100"})
+    assert r.returncode == 0, r.stdout + r.stderr
+    got = json.loads(r.stdout.strip().splitlines()[-1])
+    assert "nodescope_node_duration_seconds_bucket" in got["during"]
+    assert got["om_type"].startswith("application/openmetrics-text") and got["om_end"]
+    nodes = json.loads(subprocess.run([cli, "nodes", "--json", "--top", "0", "--rows", "0",
+                                       str(out)], check=True, capture_output=True,
+                                      text=True).stdout)
+    want = {(gr["name"], str(n["node_id"] & 0xffffffff)): n["replays"]
+            for gr in nodes["graphs"] for n in gr["nodes"]}
+    assert want and _counts(got["after"]) == want
+    assert all(n == 50 for n in want.values())
+    assert all(got_n <= want[k] for k, got_n in _counts(got["during"]).items())
+
+
+def test_profile_metrics_port_taken_raises_and_traces_nothing(in_process, tmp_path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        r = run_script(in_process, tmp_path, f"""
+            p = nodescope.profile(backend="rocm", metrics="127.0.0.1:{port}")
+            try:
+                p.start()
+            except nodescope.Error as e:
+                print("refused:", e, "running" if p.running else "not running")
+            """)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "refused:" in r.stdout and "Address already in use" in r.stdout, r.stdout
+    assert "not running" in r.stdout
+
+
+def test_profile_metrics_at_fork_and_exit(in_process, tmp_path):
+    """A child forked while the session serves never serves: it closes the inherited listening
+    socket, so once the parent frees its session the port is free though the child still runs.
+    The parent then exits with a second session serving and never stopped: no hang."""
+    port, port2 = _free_port(), _free_port()
+    r = run_script(in_process, tmp_path, f"""
+        import gc, socket, time, urllib.request
+        p = nodescope.profile(backend="rocm", metrics={port}).start()
+        sim.replay(g, s, 3)
+        sim.sync(s)
+        child = os.fork()
+        if child == 0:
+            time.sleep(3)
+            os._exit(0)
+        print("scrape", len(urllib.request.urlopen("http://127.0.0.1:{port}/metrics",
+                                                   timeout=5).read()) > 0)
+        p.stop()
+        del p
+        gc.collect()
+        with socket.socket() as again:  # TIME_WAIT of the scrape aside, no one listens on it:
+            again.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            again.bind(("127.0.0.1", {port}))
+            again.listen()  # the child holds no copy of the socket
+        print("port free while the child runs", os.waitpid(child, os.WNOHANG)[0] == 0)
+        os.waitpid(child, 0)
+        nodescope.profile(backend="rocm", metrics={port2}).start()
+        sim.replay(g, s, 3)
+        sys.exit(0)
+        """, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "scrape True" in r.stdout and "port free while the child runs True" in r.stdout, r.stdout

@@ -1,9 +1,12 @@
 // The C API (include/nodescope/nodescope.h) over a TracingSession (api/tracing_session.h).
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
+#include "api/metrics_feed.h"
 #include "api/process_session.h"
+#include "api/region_metrics.h"
 #include "api/region_windows.h"
 #include "api/tracing_session.h"
 #include "base/diagnostics.h"
@@ -13,6 +16,9 @@
 
 struct nodescope_session {
   std::unique_ptr<nodescope::TracingSession> session;
+  // NODESCOPE_METRICS (region_metrics.h): serves the final figures until nodescope_destroy();
+  // destroyed before the session, whose records its interval thread copies.
+  std::unique_ptr<nodescope::RegionMetrics> metrics;
   // Captures and streaming parts; destroyed first (its thread ends before the session does).
   std::unique_ptr<nodescope::RegionWindows> windows;
 };
@@ -59,6 +65,24 @@ nodescope_session* nodescope_start_with_options(const char* options) {
         " writes files named after the trace: give output=PATH (or NODESCOPE_OUTPUT)"));
     return nullptr;
   }
+  // Metrics: the port is bound before tracing starts, so a port taken is this call's error and
+  // nothing is traced. Under `nodescope run --metrics` (its feed's variable set) `run` serves.
+  std::unique_ptr<RegionMetrics> metrics;
+  if (!parsed->metrics.empty()) {
+    if (const char* fd = std::getenv(metrics_feed::kFdVariable); fd != nullptr && *fd != '\0') {
+      LogWarning("metrics_served_by_run",
+                 "%s is ignored: `nodescope run --metrics` serves this process's figures",
+                 kMetricsVariable);
+    } else {
+      StatusOr<std::unique_ptr<RegionMetrics>> listening =
+          RegionMetrics::Listen(parsed->metrics, parsed->metrics_series);
+      if (!listening.ok()) {
+        Fail(listening.status());
+        return nullptr;
+      }
+      metrics = std::move(listening).value();
+    }
+  }
   StatusOr<std::unique_ptr<TracingSession>> started =
       TracingSession::Start(parsed->backend, TracingSession::Scope::kRegion, parsed->tracer);
   if (!started.ok()) {
@@ -67,8 +91,10 @@ nodescope_session* nodescope_start_with_options(const char* options) {
   }
   auto* session = new nodescope_session;
   session->session = std::move(started).value();
-  session->windows =
-      std::make_unique<RegionWindows>(session->session.get(), std::move(parsed->output));
+  session->metrics = std::move(metrics);
+  session->windows = std::make_unique<RegionWindows>(
+      session->session.get(), std::move(parsed->output), session->metrics.get());
+  if (session->metrics) session->metrics->Start(session->session.get());
   session->windows->Start();
   return session;
 }
@@ -88,6 +114,9 @@ int nodescope_stop(nodescope_session* session) {
   if (session->session->stopped()) return 0;
   session->windows->Stop();  // no part or capture after this
   nodescope::Status s = session->session->Stop();
+  // The figures of the trace nodescope_write() writes: the last part's records (streaming) or
+  // the window's rest are added now; the server goes on until nodescope_destroy().
+  if (session->metrics) session->metrics->Finish(session->session->trace());
   return s.ok() ? 0 : Fail(s);
 }
 
@@ -115,6 +144,8 @@ int nodescope_get_summary(const nodescope_session* session, nodescope_summary* o
 
 void nodescope_destroy(nodescope_session* session) {
   if (session == nullptr) return;
+  // The metrics thread reads the session: it ends before the session goes.
+  if (session->metrics && !session->session->stopped()) session->metrics.reset();
   delete session;  // ~TracingSession stops a backend that was never stopped
 }
 

@@ -1,7 +1,10 @@
 // Tests of nodescope_start_with_options() and nodescope_capture() (include/nodescope/nodescope.h)
 // over a fake backend registered beside the C API: the options it starts with, the errors that
 // name a key, and a capture written while the session runs.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -109,7 +112,12 @@ TEST_F(CApiOptionsTest, ABadOptionIsRefusedNamingItsKey) {
       {"sample_burst=16", "sample_burst='16' is not a whole number from 1 to 15"},
       {"ring=lots", "ring"},
       {"disable_graph_attribution=maybe", "disable_graph_attribution='maybe' is not one of"},
-      {"samples=3", "option 'samples' is not one of backend, output, buffer_size_mb"},
+      {"samples=3",
+       "option 'samples' is not one of backend, output, metrics, metrics_series, "
+       "buffer_size_mb"},
+      {"metrics=nope:x", "metrics: not a numeric address: 'nope'"},
+      {"metrics=1;metrics=2", "option 'metrics' is given twice"},
+      {"metrics_series=0", "metrics_series='0' is not a whole number from 1 to"},
       {"NODESCOPE_SAMPLE=3", "option 'NODESCOPE_SAMPLE' is not one of"},
       {"sample", "option 'sample' has no '='"},
       {"ring=", "option 'ring' has an empty value"},
@@ -131,6 +139,32 @@ TEST_F(CApiOptionsTest, ABadOptionIsRefusedNamingItsKey) {
   }
   EXPECT_EQ(g_starts, 0) << "a backend started with options that were refused";
   EXPECT_FALSE(RangeRecorder::Get().armed());
+}
+
+// NODESCOPE_METRICS: the port is bound before tracing starts; one taken refuses the session and
+// nothing is traced. One free serves until nodescope_destroy().
+TEST_F(CApiOptionsTest, AMetricsPortTakenRefusesTheSession) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)), 0);
+  ASSERT_EQ(listen(fd, 1), 0);
+  socklen_t len = sizeof(sa);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
+  const std::string options = "backend=fake;metrics=" + std::to_string(ntohs(sa.sin_port));
+  nodescope_session* s = nodescope_start_with_options(options.c_str());
+  EXPECT_EQ(s, nullptr);
+  EXPECT_NE(std::string(nodescope_last_error()).find("Address already in use"), std::string::npos)
+      << nodescope_last_error();
+  EXPECT_EQ(g_starts, 0);
+  close(fd);
+  s = nodescope_start_with_options("backend=fake;metrics=127.0.0.1:0");
+  ASSERT_NE(s, nullptr) << nodescope_last_error();
+  EXPECT_EQ(g_starts, 1);
+  EXPECT_EQ(nodescope_stop(s), 0);
+  nodescope_destroy(s);
 }
 
 TEST_F(CApiOptionsTest, CaptureWritesTheWindowWhileTheSessionRuns) {

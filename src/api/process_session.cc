@@ -133,19 +133,23 @@ uint64_t HeldRecords() {
   return g_state.load() == kRunning ? g_session->FlushAndCountHeld() : 0;
 }
 
-// `nodescope run --metrics` (api/metrics_feed.h): the window as a capture takes it (under
-// g_capture_mu, never while the trace is finished), with the interval it feeds.
-bool MetricsWindow(Trace* out, uint64_t* copied_ns, uint64_t* generation) {
+// `nodescope run --metrics` (api/metrics_feed.h): the records that ended since the last
+// interval (under g_capture_mu, as a capture: never while the trace is finished, never between
+// a part's cut and its feed).
+bool MetricsRecent(Trace* out, uint64_t ended_after_ns, uint64_t* copied_ns, uint64_t* generation) {
   std::unique_lock<std::timed_mutex> lock(g_capture_mu, std::chrono::seconds(1));
   if (!lock.owns_lock()) return true;  // a capture is being written: next time
   if (g_state.load() != kRunning || getpid() != g_owner_pid) return false;
   const uint64_t now = NowNs();  // every record that ended before it is in after the flush
   *generation = metrics_feed::Generation();
-  if (!g_session->CaptureWindow(out, /*release=*/false).ok()) return true;
+  if (!g_session->CaptureRecent(out, ended_after_ns).ok()) return true;
   *copied_ns = now;
-  out->trace_name = *g_path;
   out->job = *g_job;
   return true;
+}
+void MetricsRanges(Trace* out) {
+  std::unique_lock<std::timed_mutex> lock(g_capture_mu, std::chrono::seconds(1));
+  if (lock.owns_lock() && g_state.load() == kRunning) g_session->CollectRanges(out);
 }
 
 void Finalize(int signal_number) {
@@ -163,6 +167,7 @@ void Finalize(int signal_number) {
   Trace& trace = g_session->trace();
   trace.trace_name = *g_path;
   trace.job = *g_job;
+  metrics_feed::Finish(trace);  // `run --metrics`: the final figures, before the file is written
   if (signal_number != 0) trace.counters.emplace_back("ended_by_signal", signal_number);
   if (g_parts != 0) trace.window.part = g_parts + 1;  // streaming: the last part is the trace
   trace.window.parts_failed = g_parts_failed;
@@ -352,7 +357,7 @@ Status StartProcessSession(std::string_view backend) {
                       o.stream_records != 0 ? metrics_feed::Mode::kStream
                       : o.ring.enabled()    ? metrics_feed::Mode::kRing
                                             : metrics_feed::Mode::kWhole,
-                      o.ring.max_age_ns, &MetricsWindow);
+                      o.ring.max_age_ns, metrics_feed::Source{&MetricsRecent, &MetricsRanges});
   return OkStatus();
 }
 

@@ -27,7 +27,15 @@ Status RegionWindows::Capture(const std::string& path) { return Write(false, pat
 StatusOr<std::string> RegionWindows::Write(bool part, const std::string& path) {
   std::lock_guard<std::mutex> lock(write_mu_);
   Trace window;
+  // A part's records leave memory: the metrics count them first, under their lock, so that no
+  // interval copies the window between the cut and that.
+  std::unique_lock<std::mutex> metrics_lock;
+  if (part && metrics_ != nullptr) metrics_lock = metrics_->AddPartLock();
   RETURN_IF_ERROR(session_->CaptureWindow(&window, /*release=*/part));
+  if (metrics_lock.owns_lock()) {
+    metrics_->AddPartLocked(window);
+    metrics_lock.unlock();
+  }
   const uint64_t n = part ? ++parts_ : ++captures_;
   (part ? window.window.part : window.window.capture) = n;
   if (window.window.policy.empty()) window.window.policy = "all";

@@ -10,6 +10,7 @@
 #include <string>
 #include <thread>
 
+#include "api/region_metrics.h"
 #include "api/tracing_session.h"
 #include "base/status.h"
 #include "model/trace.h"
@@ -20,8 +21,9 @@ class RegionWindows {
  public:
   // `output`: the trace's path, which parts and periodic captures are named after
   // ("run.json" -> "run.part-1.json", "run.capture-1.json"); empty when neither is asked for.
-  RegionWindows(TracingSession* session, std::string output)
-      : session_(session), output_(std::move(output)) {}
+  // `metrics` (may be null): a streaming part's records are added to it as they leave memory.
+  RegionWindows(TracingSession* session, std::string output, RegionMetrics* metrics = nullptr)
+      : session_(session), output_(std::move(output)), metrics_(metrics) {}
   ~RegionWindows() { Stop(); }
   RegionWindows(const RegionWindows&) = delete;
   RegionWindows& operator=(const RegionWindows&) = delete;
@@ -43,6 +45,7 @@ class RegionWindows {
 
   TracingSession* session_;
   std::string output_;
+  RegionMetrics* metrics_;
   std::mutex write_mu_;  // one window at a time; guards the counts below
   uint64_t captures_ = 0;
   uint64_t parts_ = 0;

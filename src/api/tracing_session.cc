@@ -140,6 +140,18 @@ Status TracingSession::CaptureWindow(Trace* out, bool release) {
   return OkStatus();
 }
 
+Status TracingSession::CaptureRecent(Trace* out, uint64_t ended_after_ns) {
+  if (stopped_) return FailedPreconditionError("the session has stopped");
+  (void)tracer_->Flush();
+  return tracer_->SnapshotRecent(out, ended_after_ns);
+}
+
+void TracingSession::CollectRanges(Trace* out) {
+  // As Stop() will: a region's ranges since it started, the whole process's since the start.
+  const uint64_t since_ns = scope_ == Scope::kRegion ? tracer_->trace().start_ns : 0;
+  RangeRecorder::Get().Collect(*out, since_ns, out->end_ns, range_baseline_, /*part=*/false);
+}
+
 TracingSession::~TracingSession() {
   if (!stopped_) (void)tracer_->Stop();
 }

@@ -50,6 +50,11 @@ class TracingSession {
   // only), then the user ranges overlapping the window collected and projected, outside it.
   // `release` releases the copied records from the window (a streaming part).
   Status CaptureWindow(Trace* out, bool release);
+  // While running, for live metrics (api/region_metrics.h): the GPU records that ended after
+  // `ended_after_ns` (Tracer::SnapshotRecent, no API record), the backend flushed first.
+  Status CaptureRecent(Trace* out, uint64_t ended_after_ns);
+  // The user ranges of the session so far into `out` (the capture-time scopes of new nodes).
+  void CollectRanges(Trace* out);
   // GPU + API records the backend holds now, its vendor buffers flushed first (streaming decides
   // on it). Streaming: at least the part's size when a thread's range ring is half full of
   // ranges no part holds yet, so a part is cut before they leave it.

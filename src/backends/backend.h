@@ -74,15 +74,20 @@ struct SessionOptions {
   TracerOptions tracer;
   std::string backend;  // empty: the first registered
   std::string output;   // what streaming parts and periodic captures are named after
+  // NODESCOPE_METRICS ("[ADDR:]PORT" or "unix:PATH"; empty: none): /metrics served by the
+  // session (api/region_metrics.h); NODESCOPE_METRICS_SERIES: its per-node series limit.
+  std::string metrics;
+  uint64_t metrics_series = 2000;
 };
 // An options string: `key=value` pairs separated by ';' or newlines (blanks around keys and
 // values ignored, empty pairs skipped). The keys are the variables' names in lower case without
 // NODESCOPE_ (buffer_size_mb, max_buffers, max_events, sample, sample_burst,
-// disable_graph_attribution, ring, stream, capture_every, output), with their values' syntax,
-// plus `backend` (a registered backend's name). A variable the string does not name is read from
-// the environment, as TracerOptionsFromEnv() does (NODESCOPE_OUTPUT for output). An unknown key,
-// a key given twice, a pair without '=' or with an empty value, or a bad value is an error naming
-// the key.
+// disable_graph_attribution, ring, stream, capture_every, output, metrics, metrics_series), with
+// their values' syntax, plus `backend` (a registered backend's name). A variable the string does
+// not name is read from the environment, as TracerOptionsFromEnv() does (NODESCOPE_OUTPUT for
+// output, NODESCOPE_METRICS for metrics, NODESCOPE_METRICS_SERIES for metrics_series: 1..10^6). An
+// unknown key, a key given twice, a pair without '=' or with an empty value, or a bad value is an
+// error naming the key.
 StatusOr<SessionOptions> SessionOptionsFromString(std::string_view text);
 
 class Tracer {
@@ -107,6 +112,11 @@ class Tracer {
   // FailedPrecondition when not running.
   virtual Status SnapshotWindow(Trace* /*out*/, bool /*release*/) {
     return UnavailableError(std::string(name()) + " cannot copy its window while running");
+  }
+  // The records a live metrics interval needs (CopyRecentGpu, ring_window.h): GPU records that
+  // ended after `ended_after_ns`, with the attribution report, the drops and the graphs' DAGs.
+  virtual Status SnapshotRecent(Trace* /*out*/, uint64_t /*ended_after_ns*/) {
+    return UnavailableError(std::string(name()) + " cannot copy its records while running");
   }
   // GPU + API records held now (read under the decode lock): streaming decides on it.
   virtual uint64_t HeldRecords() { return 0; }

@@ -70,6 +70,24 @@ Status BackendTracer::SnapshotWindow(Trace* out, bool release) {
   return OkStatus();
 }
 
+Status BackendTracer::SnapshotRecent(Trace* out, uint64_t ended_after_ns) {
+  {
+    std::lock_guard<std::mutex> lock(decode_mu_);
+    if (stage_ == nullptr) {
+      return FailedPreconditionError("the " + name_ + " tracer was never started");
+    }
+    BeforeWindowCopy();
+    CopyRecentGpu(trace_, NowNs(), ended_after_ns, out);
+    out->drops.vendor_dropped += vendor_dropped_.load(std::memory_order_relaxed);
+    out->drops.buffers_refused += buffers_refused_.load(std::memory_order_relaxed);
+    AddCounters(out, /*at_stop=*/false);
+    stage_->Report(&out->attribution);
+    AddGraphDags(out);
+  }
+  Describe(out);
+  return OkStatus();
+}
+
 void BackendTracer::AddGraphDags(Trace* trace) const {
   if (!records_dags_) return;
   trace->graph_dags = dags_.Snapshot();

@@ -70,6 +70,7 @@ class BackendTracer : public Tracer {
   Status Stop() final;
   Trace& trace() final { return trace_; }
   Status SnapshotWindow(Trace* out, bool release) final;
+  Status SnapshotRecent(Trace* out, uint64_t ended_after_ns) final;
   uint64_t HeldRecords() final;
 
  protected:

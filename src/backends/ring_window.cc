@@ -188,6 +188,21 @@ void CopyWindow(Trace& live, uint64_t now_ns, bool release, Trace* out) {
   CopyAllButGpu(live, now_ns, release, out);
 }
 
+void CopyRecentGpu(Trace& live, uint64_t now_ns, uint64_t ended_after_ns, Trace* out) {
+  live.gpu.ForEach([&](const GpuActivity& a) {
+    if (a.end_ns > ended_after_ns && !Provisional(a)) out->gpu.push_back(a);
+  });
+  out->strings.AssignFrom(live.strings);
+  out->devices = live.devices;
+  out->counters = live.counters;
+  out->drops = live.drops;
+  out->sampling = live.sampling;
+  out->pid = live.pid;
+  out->window = live.window;
+  out->start_ns = WindowStartNs(live, now_ns);
+  out->end_ns = now_ns;
+}
+
 void CopyWindowPart(Trace& live, uint64_t now_ns, size_t max_held_back, Trace* out,
                     std::vector<size_t>* moved) {
   moved->clear();

@@ -53,6 +53,13 @@ uint64_t WindowStartNs(const Trace& t, uint64_t now_ns);
 // `live` and counted as streamed. Call under the decode lock; it allocates only for the copy.
 void CopyWindow(Trace& live, uint64_t now_ns, bool release, Trace* out);
 
+// What a live metrics interval needs (NODESCOPE_METRICS, metrics/record_figures.h), not the
+// window: the GPU records that ended after `ended_after_ns` and whose graph key is decided (a
+// provisional one is left for a later copy), the strings, devices, counters, drops, sampling and
+// pid; no API record, no external correlation. Its size follows the interval, not the window.
+// Call under the decode lock.
+void CopyRecentGpu(Trace& live, uint64_t now_ns, uint64_t ended_after_ns, Trace* out);
+
 // A streaming part (issue 14): as CopyWindow with `release`, except that GPU records whose graph
 // key is still provisional (a later batch or flush decides them) are not written in this part:
 // they stay held, moved after the records appended so far (in order), to be written, decided, in

@@ -119,7 +119,11 @@ StatusOr<TracerOptions> TracerOptionsFromEnv() {
 StatusOr<SessionOptions> SessionOptionsFromString(std::string_view text) {
   SessionOptions out;
   std::vector<std::pair<std::string_view, std::string_view>> pairs;  // key -> value
-  bool backend_given = false, output_given = false;
+  // The session's own keys (not the backend's): backend, output, metrics, metrics_series.
+  constexpr std::array<std::string_view, 4> kSessionKeys = {"backend", "output", "metrics",
+                                                            "metrics_series"};
+  std::array<std::string_view, 4> session_values{};
+  std::array<bool, 4> session_given{};
   while (!text.empty()) {
     const size_t end = text.find_first_of(";\n");
     const std::string_view pair = Trim(text.substr(0, end));
@@ -132,27 +136,41 @@ StatusOr<SessionOptions> SessionOptionsFromString(std::string_view text) {
     const std::string_view key = Trim(pair.substr(0, eq));
     const std::string_view value = Trim(pair.substr(eq + 1));
     if (value.empty()) return InvalidArgumentError(KeyError(key, " has an empty value"));
-    bool known = key == "backend" || key == "output";
+    size_t session_key = kSessionKeys.size();
+    for (size_t i = 0; i < kSessionKeys.size(); ++i) {
+      if (kSessionKeys[i] == key) session_key = i;
+    }
+    bool known = session_key < kSessionKeys.size();
     for (std::string_view k : kStringKeys) known = known || k == key;
     if (!known) {
-      std::string message = KeyError(key, " is not one of backend, output");
+      std::string message =
+          KeyError(key, " is not one of backend, output, metrics, metrics_series");
       for (std::string_view k : kStringKeys) {
         message += ", ";
         message += k;
       }
       return InvalidArgumentError(message);
     }
-    bool twice = (key == "backend" && backend_given) || (key == "output" && output_given);
+    bool twice = session_key < kSessionKeys.size() && session_given[session_key];
     for (const auto& [k, v] : pairs) twice = twice || k == key;
     if (twice) return InvalidArgumentError(KeyError(key, " is given twice"));
-    if (key == "backend" || key == "output") {
-      (key == "backend" ? out.backend : out.output) = std::string(value);
-      (key == "backend" ? backend_given : output_given) = true;
+    if (session_key < kSessionKeys.size()) {
+      session_values[session_key] = value;
+      session_given[session_key] = true;
       continue;
     }
     pairs.emplace_back(key, value);
   }
-  if (!output_given) out.output = std::string(Env("NODESCOPE_OUTPUT"));
+  out.backend = std::string(session_values[0]);
+  out.output = std::string(session_given[1] ? session_values[1] : Env("NODESCOPE_OUTPUT"));
+  out.metrics = std::string(session_given[2] ? session_values[2] : Env("NODESCOPE_METRICS"));
+  const std::string_view series =
+      session_given[3] ? session_values[3] : Env("NODESCOPE_METRICS_SERIES");
+  if (!series.empty()) {
+    RETURN_IF_ERROR(
+        ReadDecimalValue(session_given[3] ? "metrics_series" : "NODESCOPE_METRICS_SERIES", series,
+                         1, 1000000, &out.metrics_series));
+  }
   StatusOr<TracerOptions> tracer = TracerOptionsFrom([&pairs](const char* var) {
     std::string key_of_var(std::string_view(var).substr(kVarPrefix.size()));
     for (char& c : key_of_var) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;

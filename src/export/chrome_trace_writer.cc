@@ -453,6 +453,23 @@ class Writer {
 
 }  // namespace
 
+std::string GpuRecordName(const Trace& trace, const GpuActivity& a) {
+  switch (a.kind) {
+    case ActivityKind::kKernel: {
+      const StringId name = a.kernel.name < trace.strings.size() ? a.kernel.name : kNoString;
+      return Demangle(trace.strings.Get(name));
+    }
+    case ActivityKind::kMemcpy:
+      return std::string("Memcpy ") + DirectionName(a.copy.direction) + " (" +
+             MemoryKindName(a.copy.src_kind) + " -> " + MemoryKindName(a.copy.dst_kind) + ")";
+    case ActivityKind::kMemset:
+      return std::string("Memset (") + MemoryKindName(a.fill.memory_kind) + ")";
+    case ActivityKind::kCount:
+      break;
+  }
+  return std::string();
+}
+
 Status WriteChromeTrace(const Trace& trace, JsonOutput& out) { return Writer(trace, out).Write(); }
 
 StatusOr<std::string> WriteChromeTraceFileAs(const Trace& trace, const std::string& path,

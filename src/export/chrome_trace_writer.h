@@ -10,6 +10,10 @@
 
 namespace nodescope {
 
+// The name a GPU record is written under: a kernel's demangled name, "Memcpy HtoD (Pageable ->
+// Device)", "Memset (Device)". What the trace reader reads back as the record's name.
+std::string GpuRecordName(const Trace& trace, const GpuActivity& a);
+
 // Writes the whole document and flushes `out`; returns the first output error.
 // Timestamps are written relative to "baseTimeNanoseconds" (trace.start_ns, or the earliest
 // record when that is 0), in microseconds with three decimals, as kineto does.

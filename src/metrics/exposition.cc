@@ -8,9 +8,12 @@
 namespace nodescope::metrics {
 
 const std::vector<double>& DurationBuckets() {
-  static const std::vector<double> b = {1e-6, 2e-6, 5e-6, 1e-5, 2e-5, 5e-5, 1e-4, 2e-4, 5e-4, 1e-3,
-                                        2e-3, 5e-3, 1e-2, 2e-2, 5e-2, 0.1,  0.2,  0.5,  1.0};
-  return b;
+  // Never destroyed: a traced process's metrics feed and an in-process session's threads use
+  // them from exit handlers, which may run after static destructors of later-made statics.
+  static const std::vector<double>* b =
+      new std::vector<double>{1e-6, 2e-6, 5e-6, 1e-5, 2e-5, 5e-5, 1e-4, 2e-4, 5e-4, 1e-3,
+                              2e-3, 5e-3, 1e-2, 2e-2, 5e-2, 0.1,  0.2,  0.5,  1.0};
+  return *b;
 }
 
 namespace {

@@ -41,6 +41,8 @@ class HttpServer {
   // Binds and listens (errors name the address: "127.0.0.1:9400: Address already in use"). A
   // Unix socket is created 0600 and must not exist yet.
   Status Listen(const ListenAddress& address);
+  // The listening socket (-1 before Listen()): a forked child closes its copy.
+  int listen_fd() const { return listen_fd_; }
   // The port bound (useful with port 0).
   uint16_t port() const { return port_; }
   void Start();

@@ -11,38 +11,15 @@ Second case: two traced processes at once, both scraped: sum by (graph, node) eq
 their `nodes` counts. Exits 77 (skipped) when prometheus or promtool is missing.
 """
 import argparse
-import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.parse
-import urllib.request
 
-from metrics_checks import check, failures, free_port, nodes_rows
-
-BUCKETS = [1e-6, 2e-6, 5e-6, 1e-5, 2e-5, 5e-5, 1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3, 1e-2, 2e-2,
-           5e-2, 0.1, 0.2, 0.5, 1.0]
-def bucket_index(seconds):
-    for i, b in enumerate(BUCKETS):
-        if seconds <= b:
-            return i
-    return len(BUCKETS)
-
-
-def query(web, expr):
-    url = f"http://127.0.0.1:{web}/api/v1/query?" + urllib.parse.urlencode({"query": expr})
-    with urllib.request.urlopen(url, timeout=10) as r:
-        body = json.load(r)
-    assert body["status"] == "success", body
-    return body["data"]["result"]
-
-
-def nodes_of(nodescope, trace):
-    return {key: (n["replays"], n["p50_us"]) for key, n in nodes_rows(nodescope, trace, strict=True)}
-
+from metrics_checks import (check, compare_with_nodes, failures, free_port, nodes_of,
+                            promtool_check, query, start_prometheus)
 
 def start_run(args, env, port, trace, sample, ms):
     cmd = [args.nodescope, "run", "--backend", "rocm", "--metrics", f"127.0.0.1:{port}",
@@ -77,47 +54,20 @@ def main():
     sample = "cannot sample" not in probe.stderr
     print(f"note: --sample 5 {'used' if sample else 'not available for rocm in this build: full tracing'}")
     ports = [free_port(), free_port(), free_port()]
-    web = free_port()
-    config = os.path.join(tmp, "prometheus.yml")
-    with open(config, "w") as f:
-        f.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n"
-                "  - job_name: nodescope\n    static_configs:\n      - targets: [" +
-                ", ".join(f"'127.0.0.1:{p}'" for p in ports) + "]\n")
-    prom = subprocess.Popen([prometheus, f"--config.file={config}",
-                             f"--storage.tsdb.path={os.path.join(tmp, 'data')}",
-                             f"--web.listen-address=127.0.0.1:{web}"],
-                            stdout=subprocess.DEVNULL, stderr=open(os.path.join(tmp, "prom.log"), "w"))
+    prom, web = start_prometheus(prometheus, tmp, ports)
     try:
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{web}/-/ready", timeout=1)
-                break
-            except Exception:
-                time.sleep(0.2)
         # Case 1: one process, >= 4 scrape intervals.
         trace = os.path.join(tmp, "one.json")
         run = start_run(args, env, ports[0], trace, sample, 6000)
         time.sleep(2.5)
-        scrape = urllib.request.urlopen(f"http://127.0.0.1:{ports[0]}/metrics", timeout=5).read()
-        pt = subprocess.run([promtool, "check", "metrics"], input=scrape, capture_output=True)
-        check(pt.returncode == 0, f"promtool check metrics passes ({pt.stdout.decode()}{pt.stderr.decode()})")
+        scrape = promtool_check(promtool, ports[0])
         check(b"nodescope_node_duration_seconds_bucket" in scrape, "a scrape while running has per-node buckets")
         out, err = run.communicate(timeout=120)
         check(run.returncode == 0, f"run exits 0 ({err.strip()[-300:]})")
         time.sleep(1.5)
         truth = nodes_of(args.nodescope, trace)
         check(len(truth) >= 8, f"nodes sees {len(truth)} nodes")
-        inst = f'instance="127.0.0.1:{ports[0]}"'
-        counts = {(r["metric"]["graph"], r["metric"]["node"]): int(float(r["value"][1]))
-                  for r in query(web, f"last_over_time(nodescope_node_duration_seconds_count{{{inst}}}[5m])")}
-        medians = {(r["metric"]["graph"], r["metric"]["node"]): float(r["value"][1])
-                   for r in query(web, "histogram_quantile(0.5, sum by (graph, node, le) "
-                                       f"(last_over_time(nodescope_node_duration_seconds_bucket{{{inst}}}[5m])))")}
-        for key, (n, p50_us) in sorted(truth.items()):
-            check(counts.get(key) == n, f"{key}: count {counts.get(key)} == nodes' {n}")
-            m = medians.get(key)
-            check(m is not None and abs(bucket_index(m) - bucket_index(p50_us * 1e-6)) <= 1,
-                  f"{key}: median {m} s within one bucket of nodes' p50 {p50_us} us")
+        compare_with_nodes(web, ports[0], truth)
         # Case 2: two processes at once on one host, both scraped.
         traces = [os.path.join(tmp, "a.json"), os.path.join(tmp, "b.json")]
         runs = [start_run(args, env, ports[1 + i], traces[i], sample, 5000) for i in range(2)]

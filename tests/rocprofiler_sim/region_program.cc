@@ -17,15 +17,25 @@
 //   running after the SDK finalized: a session left open at exit (the chain replayed 3 times) is
 //   stopped by the tool's finalize; the hook then stops and writes it (<dir>/exit.json). The
 //   session captures every 20 ms (<dir>/exit.capture-<n>.json), so its thread still runs then.
+// `region_program metrics <dir>`: a session serving /metrics (NODESCOPE_METRICS from the
+//   environment; NODESCOPE_SAMPLE too when set): 2 threads replay their 4-node chain (one
+//   captured under the range "serve/decode") once a ms each for REGION_METRICS_MS (default 5000);
+//   stopped and written (<dir>/metrics.json, "written" printed); then it keeps serving the final
+//   figures REGION_METRICS_LINGER_MS (default 3000) before nodescope_destroy(). With the port
+//   taken, nodescope_start fails: prints "refused: <error>" and exits 3, nothing traced.
 // `region_program stream <dir>`: a session with stream=20 and output=<dir>/stream.json: the chain
 //   replayed 30 times, 5 at a time with pauses; parts <dir>/stream.part-<n>.json written by the
 //   session's thread, the last part at <dir>/stream.json (120 graph kernels in all).
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "nodescope/nodescope.h"
 #include "sim_hip.h"
@@ -148,11 +158,55 @@ int ExitOpen() {
   std::exit(0);     // the session still open
 }
 
+int EnvMs(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? std::atoi(v) : fallback;
+}
+
+int Metrics() {
+  nodescope_session* s = nodescope_start_with_options("backend=rocm");
+  if (s == nullptr) {
+    std::printf("refused: %s\n", nodescope_last_error());
+    return 3;
+  }
+  const char* names[] = {"m0_k0", "m0_k1", "m0_k2", "m0_k3", "m1_k0", "m1_k1", "m1_k2", "m1_k3"};
+  simFunction_t f[8];
+  CHECK(simhipModuleLoad(names, 8, f));
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t) {
+    simStream_t stream = Stream();
+    if (t == 0) nodescope_range_push("serve"), nodescope_range_push("decode");
+    simGraphExec_t e = Instantiate(Chain({f[4 * t], f[4 * t + 1], f[4 * t + 2], f[4 * t + 3]}));
+    if (t == 0) nodescope_range_pop(), nodescope_range_pop();
+    threads.emplace_back([e, stream, &stop] {
+      while (!stop.load()) {
+        CHECK(simhipGraphLaunch(e, stream));
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      CHECK(simhipStreamSynchronize(stream));
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(EnvMs("REGION_METRICS_MS", 5000)));
+  stop.store(true);
+  for (auto& th : threads) th.join();
+  const std::string path = g_dir + "/metrics.json";
+  if (nodescope_stop(s) != 0 || nodescope_write(s, path.c_str()) != 0) {
+    std::fprintf(stderr, "writing %s failed: %s\n", path.c_str(), nodescope_last_error());
+    return 1;
+  }
+  std::printf("written\n");
+  std::fflush(stdout);
+  std::this_thread::sleep_for(std::chrono::milliseconds(EnvMs("REGION_METRICS_LINGER_MS", 3000)));
+  nodescope_destroy(s);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: region_program early|late|exit_open|stream DIR\n");
+    std::fprintf(stderr, "usage: region_program early|late|exit_open|stream|metrics DIR\n");
     return 2;
   }
   g_dir = argv[2];
@@ -161,6 +215,7 @@ int main(int argc, char** argv) {
   if (c == "late") return Late();
   if (c == "exit_open") return ExitOpen();
   if (c == "stream") return Streaming();
+  if (c == "metrics") return Metrics();
   std::fprintf(stderr, "unknown case %s\n", argv[1]);
   return 2;
 }

@@ -11,6 +11,7 @@
 
 #include "api/metrics_feed.h"
 #include "base/terminal_text.h"
+#include "metrics/figures_text.h"
 #include "metrics/trace_figures.h"
 #include "model/run_report.h"
 
@@ -37,7 +38,10 @@ bool ParseHeader(const std::string& line, FrameHeader* h) {
       std::string(metrics_feed::kFrameTag) + " pid=%llu kind=%15[a-z] from=%llu to=%llu bytes=%llu";
   if (std::sscanf(line.c_str(), format.c_str(), &p, kind, &f, &t, &b) != 5) return false;
   const std::string k = kind;
-  if (k != "whole" && k != "interval" && k != "part" && k != "window") return false;
+  if (k != "whole" && k != "interval" && k != "part" && k != "window" && k != "figures" &&
+      k != "final") {
+    return false;
+  }
   if (line != std::string(metrics_feed::kFrameTag) + " pid=" + std::to_string(p) + " kind=" + k +
                   " from=" + std::to_string(f) + " to=" + std::to_string(t) +
                   " bytes=" + std::to_string(b)) {
@@ -83,63 +87,79 @@ Status RunMetrics::Start(const MetricsOptions& options, std::vector<std::string>
   return OkStatus();
 }
 
+void RunMetrics::Consume(FeedState* in, const char* buf, size_t n) {
+  if (in->broken) return;
+  size_t i = 0;
+  while (i < n) {
+    if (!in->in_body) {
+      const char* nl = static_cast<const char*>(std::memchr(buf + i, '\n', n - i));
+      const size_t take = nl ? static_cast<size_t>(nl - (buf + i)) : n - i;
+      in->header.append(buf + i, take);
+      i += take;
+      if (in->header.size() > 128) {
+        in->broken = true;
+        break;
+      }
+      if (!nl) break;
+      ++i;  // the '\n'
+      FrameHeader frame;
+      if (!ParseHeader(in->header, &frame) || frame.bytes > metrics_feed::kMaxFrameBytes) {
+        in->broken = true;
+        break;
+      }
+      in->pid = frame.pid;
+      in->kind = frame.kind;
+      in->from_ns = frame.from_ns;
+      in->to_ns = frame.to_ns;
+      in->bytes = frame.bytes;
+      in->header.clear();
+      in->body.clear();
+      in->in_body = true;
+    } else {
+      const size_t take = std::min<size_t>(in->bytes - in->body.size(), n - i);
+      in->body.append(buf + i, take);
+      i += take;
+    }
+    if (in->in_body && in->body.size() == in->bytes) {
+      in->in_body = false;
+      Take(in->body, in->pid, in->kind, in->from_ns, in->to_ns);
+      in->body.clear();
+      in->body.shrink_to_fit();
+    }
+  }
+  if (in->broken) {
+    std::fprintf(stderr,
+                 "nodescope run: --metrics: the metrics pipe carried something else; "
+                 "figures now come from the trace at the end only\n");
+  }
+}
+
 void RunMetrics::ReadFeed() {
-  std::string header;
-  std::string body;
-  FrameHeader frame;
-  uint64_t& want = frame.bytes;
-  bool in_body = false;
-  bool broken = false;  // something not a frame came: the rest is drained, not read
+  FeedState in;
   char buf[1 << 16];
   while (true) {
     pollfd p[2] = {{pipe_[0], POLLIN, 0}, {wake_[0], POLLIN, 0}};
     if (poll(p, 2, 1000) < 0 && errno != EINTR) return;
-    if (p[1].revents & POLLIN) return;
+    if (p[1].revents & POLLIN) {
+      // The program has ended: what it wrote last (its final figures) is read before leaving.
+      ssize_t n;
+      while ((n = read(pipe_[0], buf, sizeof(buf))) > 0) Consume(&in, buf, static_cast<size_t>(n));
+      return;
+    }
     const ssize_t n = read(pipe_[0], buf, sizeof(buf));
-    if (n <= 0) continue;
-    if (broken) continue;
-    size_t i = 0;
-    while (i < static_cast<size_t>(n)) {
-      if (!in_body) {
-        const char* nl = static_cast<const char*>(std::memchr(buf + i, '\n', n - i));
-        const size_t take = nl ? static_cast<size_t>(nl - (buf + i)) : static_cast<size_t>(n) - i;
-        header.append(buf + i, take);
-        i += take;
-        if (header.size() > 128) {
-          broken = true;
-          break;
-        }
-        if (!nl) break;
-        ++i;  // the '\n'
-        if (!ParseHeader(header, &frame) || want > metrics_feed::kMaxFrameBytes) {
-          broken = true;
-          break;
-        }
-        header.clear();
-        body.clear();
-        in_body = true;
-      } else {
-        const size_t take = std::min<size_t>(want - body.size(), static_cast<size_t>(n) - i);
-        body.append(buf + i, take);
-        i += take;
-      }
-      if (in_body && body.size() == want) {
-        in_body = false;
-        Take(body, frame.pid, frame.kind, frame.from_ns, frame.to_ns);
-        body.clear();
-        body.shrink_to_fit();
-      }
-    }
-    if (broken) {
-      std::fprintf(stderr,
-                   "nodescope run: --metrics: the metrics pipe carried something else; "
-                   "figures now come from the trace at the end only\n");
-    }
+    if (n > 0) Consume(&in, buf, static_cast<size_t>(n));
   }
 }
 
 void RunMetrics::Take(const std::string& text, uint64_t pid, const std::string& kind,
                       uint64_t from_ns, uint64_t to_ns) {
+  if (kind == "figures" || kind == "final") {  // the process's own, so far: they replace
+    StatusOr<metrics::ProcessFigures> figures = metrics::DecodeFigures(text, pid);
+    if (!figures.ok()) return;
+    registry_->Update(std::move(*figures), NowUnix());
+    if (kind == "final") final_[pid] = true;
+    return;
+  }
   const metrics::Interval interval =
       kind == "interval" ? metrics::Interval{from_ns, to_ns} : metrics::Interval{};
   StatusOr<metrics::ProcessFigures> figures = metrics::FiguresFromText(text, pid, interval);
@@ -185,6 +205,10 @@ void RunMetrics::Finish(const ChildResult& result, const std::string& output) {
     const std::string expected = report::TracePathFor(output.empty() ? nullptr : output.c_str(),
                                                       root.c_str(), result.pid, line->rank);
     if (line->path != expected) continue;
+    if (final_.count(static_cast<uint64_t>(result.pid)) != 0) {  // its figures are complete
+      updated = true;
+      continue;
+    }
     // The trace is the last frame: a ring's rest after the last interval, a streaming window's
     // last part, or the whole trace. A trace that holds every record replaces what the
     // intervals fed: a record that reached the window after its interval had been fed (CUPTI

@@ -39,6 +39,16 @@ class RunMetrics {
 
  private:
   void ReadFeed();
+  // Frames in `buf` (the reader thread's state in `in`).
+  struct FeedState {
+    std::string header;
+    std::string body;
+    bool in_body = false;
+    bool broken = false;  // something not a frame came: the rest is drained, not read
+    uint64_t pid = 0, from_ns = 0, to_ns = 0, bytes = 0;
+    std::string kind;
+  };
+  void Consume(FeedState* in, const char* buf, size_t n);
   // One frame's figures (or the trace's at the end), added to what is served.
   void Take(const std::string& text, uint64_t pid, const std::string& kind, uint64_t from_ns,
             uint64_t to_ns);
@@ -52,6 +62,8 @@ class RunMetrics {
     uint64_t fed_until_ns = 0;
   };
   std::map<uint64_t, Totals> totals_;
+  // Processes whose final figures came (kind=final): their trace file needs no reading.
+  std::map<uint64_t, bool> final_;
   MetricsOptions options_;
   std::unique_ptr<metrics::Registry> registry_;
   std::unique_ptr<metrics::HttpServer> server_;
