@@ -29,8 +29,7 @@ int g_fd = -1;
 Mode g_mode = Mode::kWhole;
 uint64_t g_ring_age_ns = 0;
 std::atomic<bool> g_active{false};
-std::mutex g_write_mu;             // one frame at a time
-std::atomic<uint64_t> g_parts{0};  // parts fed (written under g_figures_mu)
+std::mutex g_write_mu;  // one frame at a time
 // The figures, what they count up to, and whether the final frame was made.
 std::mutex g_figures_mu;
 metrics::RecordFigures* g_figures = nullptr;  // never destroyed: the feeder may run at exit
@@ -78,28 +77,9 @@ void Feeder(unsigned interval_ms, Source source) {
   while (g_active.load()) {
     for (uint64_t slept = 0; slept < wait_ms; slept += 50) usleep(50 * 1000);
     const uint64_t t0 = NowNs();
-    uint64_t from = 0;
-    {
-      std::lock_guard<std::mutex> lock(g_figures_mu);
-      if (g_finished) return;
-      from = g_fed_until_ns;
-    }
-    Trace recent;
-    uint64_t copied_ns = 0, generation = 0;
-    if (!source.recent(&recent, from, &copied_ns, &generation)) return;
-    if (copied_ns != 0) {
-      const uint64_t to = std::max(copied_ns - std::min(copied_ns, margin), from + 1);
-      if (g_figures->NeedsRanges(recent, from, to)) source.ranges(&recent);
-      std::lock_guard<std::mutex> lock(g_figures_mu);
-      // A part cut since the copy holds records the copy holds too: the next turn counts.
-      if (!g_finished && generation == g_parts.load() && from == g_fed_until_ns) {
-        g_figures->Add(recent, from, to);
-        g_fed_until_ns = to;
-        g_figures->CloseReplays(to - std::min(to, metrics::kReplayCloseNs));
-        WriteFigures("figures");
-      }
-    }
-    recent = Trace();
+    // Records that ended in the last `margin` wait for the next turn: a later batch may still
+    // decide their keys.
+    if (!source(t0 - std::min(t0, margin))) return;
     if (!g_active.load()) return;
     ReturnFreedMemoryToSystem();
     // At most 1 % of one core: the interval stretches to 100 times what the last feed took.
@@ -143,14 +123,25 @@ void Start(const char* root_pid, Mode mode, uint64_t ring_age_ns, Source source)
 
 bool Active() { return g_active.load(); }
 
-uint64_t Generation() { return g_parts.load(); }
+bool NeedsRanges(const Trace& recent) {
+  std::lock_guard<std::mutex> lock(g_figures_mu);
+  return g_figures != nullptr && g_figures->NeedsRanges(recent);
+}
+
+void AddRecent(const Trace& recent, uint64_t ended_by_ns) {
+  std::lock_guard<std::mutex> lock(g_figures_mu);
+  if (g_figures == nullptr || g_finished) return;
+  g_figures->Add(recent);
+  g_fed_until_ns = std::max(g_fed_until_ns, ended_by_ns);
+  g_figures->CloseReplays(g_fed_until_ns - std::min(g_fed_until_ns, metrics::kReplayCloseNs));
+  WriteFigures("figures");
+}
 
 void FeedPart(const Trace& part) {
   if (!g_active.load()) return;
   std::lock_guard<std::mutex> lock(g_figures_mu);
   if (g_finished) return;
-  g_figures->Add(part, g_fed_until_ns, UINT64_MAX);
-  g_parts.fetch_add(1);
+  g_figures->Add(part);
   WriteFigures("figures");
 }
 
@@ -159,7 +150,7 @@ void Finish(const Trace& trace) {
   std::lock_guard<std::mutex> lock(g_figures_mu);
   if (g_finished) return;
   g_finished = true;
-  g_figures->Add(trace, g_fed_until_ns, UINT64_MAX);
+  g_figures->Add(trace);
   g_fed_until_ns = UINT64_MAX;
   g_figures->CloseReplays(UINT64_MAX);
   WriteFigures("final");

@@ -37,16 +37,12 @@ inline constexpr uint64_t kRingMarginNs = 200'000'000;
 
 enum class Mode { kWhole, kRing, kStream };
 
-// Where the records come from (process_session.cc). Called with no lock of the feed's held.
-struct Source {
-  // The GPU records that ended after `ended_after_ns` into `out` (TracingSession::CaptureRecent):
-  // `copied_ns` when they were taken (every record that ended before it is in), `generation`
-  // Generation() then. False when tracing has ended (the feed stops); true with copied_ns 0 skips
-  // a turn.
-  bool (*recent)(Trace* out, uint64_t ended_after_ns, uint64_t* copied_ns, uint64_t* generation);
-  // The session's user ranges into `out` (the capture-time scopes of nodes not seen yet).
-  void (*ranges)(Trace* out);
-};
+// Where the records come from (process_session.cc), called by the feed's thread with no lock of
+// the feed's held: copies the GPU records not counted yet that ended by `ended_by_ns`
+// (TracingSession::CaptureRecent, each marked counted) and hands them to AddRecent() under the
+// lock that orders copies, parts and the end, so that no copy is lost between them. False when
+// tracing has ended (the feed stops).
+using Source = bool (*)(uint64_t ended_by_ns);
 
 // Starts feeding (a thread) when NODESCOPE_METRICS_FD names a pipe and this is the process `run`
 // started (`root_pid`, NODESCOPE_ROOT_PID); the fd is made close-on-exec.
@@ -54,10 +50,13 @@ struct Source {
 // record leaves the ring before an interval counted it.
 void Start(const char* root_pid, Mode mode, uint64_t ring_age_ns, Source source);
 bool Active();
-// Parts fed so far: read under the lock that orders record copies and parts.
-uint64_t Generation();
-// A streaming part, before its records leave memory (under that lock): its records that ended
-// after the last interval are added.
+// Whether `recent` holds a new node captured under a user range: its scope needs the session's
+// ranges in `recent` before AddRecent() (RecordFigures::NeedsRanges).
+bool NeedsRanges(const Trace& recent);
+// A live copy (Source): its records added, the figures so far written as a frame.
+void AddRecent(const Trace& recent, uint64_t ended_by_ns);
+// A streaming part, before its records leave memory (under that lock): its records no live copy
+// counted are added.
 void FeedPart(const Trace& part);
 // At exit, the session stopped and `trace` finished (for streaming, the last part): the rest
 // added, every replay closed, the final frame written; the feed stops.

@@ -133,23 +133,19 @@ uint64_t HeldRecords() {
   return g_state.load() == kRunning ? g_session->FlushAndCountHeld() : 0;
 }
 
-// `nodescope run --metrics` (api/metrics_feed.h): the records that ended since the last
-// interval (under g_capture_mu, as a capture: never while the trace is finished, never between
-// a part's cut and its feed).
-bool MetricsRecent(Trace* out, uint64_t ended_after_ns, uint64_t* copied_ns, uint64_t* generation) {
+// `nodescope run --metrics` (api/metrics_feed.h): the records not counted yet that ended by
+// `ended_by_ns`, copied and counted under g_capture_mu, as a capture: never while the trace is
+// finished, never between a part's cut and its feed, so none is lost between a copy and the end.
+bool MetricsRecent(uint64_t ended_by_ns) {
   std::unique_lock<std::timed_mutex> lock(g_capture_mu, std::chrono::seconds(1));
   if (!lock.owns_lock()) return true;  // a capture is being written: next time
   if (g_state.load() != kRunning || getpid() != g_owner_pid) return false;
-  const uint64_t now = NowNs();  // every record that ended before it is in after the flush
-  *generation = metrics_feed::Generation();
-  if (!g_session->CaptureRecent(out, ended_after_ns).ok()) return true;
-  *copied_ns = now;
-  out->job = *g_job;
+  Trace recent;
+  if (!g_session->CaptureRecent(&recent, ended_by_ns).ok()) return true;
+  recent.job = *g_job;
+  if (metrics_feed::NeedsRanges(recent)) g_session->CollectRanges(&recent);
+  metrics_feed::AddRecent(recent, ended_by_ns);
   return true;
-}
-void MetricsRanges(Trace* out) {
-  std::unique_lock<std::timed_mutex> lock(g_capture_mu, std::chrono::seconds(1));
-  if (lock.owns_lock() && g_state.load() == kRunning) g_session->CollectRanges(out);
 }
 
 void Finalize(int signal_number) {
@@ -357,7 +353,7 @@ Status StartProcessSession(std::string_view backend) {
                       o.stream_records != 0 ? metrics_feed::Mode::kStream
                       : o.ring.enabled()    ? metrics_feed::Mode::kRing
                                             : metrics_feed::Mode::kWhole,
-                      o.ring.max_age_ns, metrics_feed::Source{&MetricsRecent, &MetricsRanges});
+                      o.ring.max_age_ns, &MetricsRecent);
   return OkStatus();
 }
 

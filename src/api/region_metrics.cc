@@ -131,9 +131,9 @@ void RegionMetrics::Interval() {
   const uint64_t to = std::max(copied_ns - std::min(copied_ns, kMarginNs), fed_until_ns_);
   if (to == fed_until_ns_) return;
   Trace recent;
-  if (!session_->CaptureRecent(&recent, fed_until_ns_).ok()) return;
-  if (figures_.NeedsRanges(recent, fed_until_ns_, to)) session_->CollectRanges(&recent);
-  figures_.Add(recent, fed_until_ns_, to);
+  if (!session_->CaptureRecent(&recent, to).ok()) return;
+  if (figures_.NeedsRanges(recent)) session_->CollectRanges(&recent);
+  figures_.Add(recent);
   fed_until_ns_ = to;
   figures_.CloseReplays(to - std::min(to, metrics::kReplayCloseNs));
   Publish();
@@ -141,7 +141,7 @@ void RegionMetrics::Interval() {
 
 void RegionMetrics::AddPartLocked(const Trace& part) {
   if (finished_) return;
-  figures_.Add(part, fed_until_ns_, UINT64_MAX);
+  figures_.Add(part);
   Publish();
 }
 
@@ -165,7 +165,7 @@ void RegionMetrics::Finish(const Trace& trace) {
   std::lock_guard<std::mutex> lock(mu_);
   if (finished_) return;
   finished_ = true;
-  figures_.Add(trace, fed_until_ns_, UINT64_MAX);
+  figures_.Add(trace);
   fed_until_ns_ = UINT64_MAX;
   figures_.CloseReplays(UINT64_MAX);
   Publish();

@@ -140,10 +140,10 @@ Status TracingSession::CaptureWindow(Trace* out, bool release) {
   return OkStatus();
 }
 
-Status TracingSession::CaptureRecent(Trace* out, uint64_t ended_after_ns) {
+Status TracingSession::CaptureRecent(Trace* out, uint64_t ended_by_ns) {
   if (stopped_) return FailedPreconditionError("the session has stopped");
   (void)tracer_->Flush();
-  return tracer_->SnapshotRecent(out, ended_after_ns);
+  return tracer_->SnapshotRecent(out, ended_by_ns);
 }
 
 void TracingSession::CollectRanges(Trace* out) {

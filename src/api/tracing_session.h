@@ -50,9 +50,10 @@ class TracingSession {
   // only), then the user ranges overlapping the window collected and projected, outside it.
   // `release` releases the copied records from the window (a streaming part).
   Status CaptureWindow(Trace* out, bool release);
-  // While running, for live metrics (api/region_metrics.h): the GPU records that ended after
-  // `ended_after_ns` (Tracer::SnapshotRecent, no API record), the backend flushed first.
-  Status CaptureRecent(Trace* out, uint64_t ended_after_ns);
+  // While running, for live metrics (api/region_metrics.h): the GPU records not counted by an
+  // earlier call that ended by `ended_by_ns`, each marked counted (Tracer::SnapshotRecent, no
+  // API record), the backend flushed first.
+  Status CaptureRecent(Trace* out, uint64_t ended_by_ns);
   // The user ranges of the session so far into `out` (the capture-time scopes of new nodes).
   void CollectRanges(Trace* out);
   // GPU + API records the backend holds now, its vendor buffers flushed first (streaming decides

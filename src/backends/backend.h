@@ -113,9 +113,10 @@ class Tracer {
   virtual Status SnapshotWindow(Trace* /*out*/, bool /*release*/) {
     return UnavailableError(std::string(name()) + " cannot copy its window while running");
   }
-  // The records a live metrics interval needs (CopyRecentGpu, ring_window.h): GPU records that
-  // ended after `ended_after_ns`, with the attribution report, the drops and the graphs' DAGs.
-  virtual Status SnapshotRecent(Trace* /*out*/, uint64_t /*ended_after_ns*/) {
+  // The records a live metrics interval needs (CopyUnfedGpu, ring_window.h): GPU records not
+  // counted by an earlier call that ended by `ended_by_ns` (each one marked counted), with the
+  // attribution report, the drops and the graphs' DAGs.
+  virtual Status SnapshotRecent(Trace* /*out*/, uint64_t /*ended_by_ns*/) {
     return UnavailableError(std::string(name()) + " cannot copy its records while running");
   }
   // GPU + API records held now (read under the decode lock): streaming decides on it.

@@ -70,14 +70,14 @@ Status BackendTracer::SnapshotWindow(Trace* out, bool release) {
   return OkStatus();
 }
 
-Status BackendTracer::SnapshotRecent(Trace* out, uint64_t ended_after_ns) {
+Status BackendTracer::SnapshotRecent(Trace* out, uint64_t ended_by_ns) {
   {
     std::lock_guard<std::mutex> lock(decode_mu_);
     if (stage_ == nullptr) {
       return FailedPreconditionError("the " + name_ + " tracer was never started");
     }
     BeforeWindowCopy();
-    CopyRecentGpu(trace_, NowNs(), ended_after_ns, out);
+    CopyUnfedGpu(trace_, NowNs(), ended_by_ns, &metrics_cursor_, out);
     out->drops.vendor_dropped += vendor_dropped_.load(std::memory_order_relaxed);
     out->drops.buffers_refused += buffers_refused_.load(std::memory_order_relaxed);
     AddCounters(out, /*at_stop=*/false);

@@ -70,7 +70,7 @@ class BackendTracer : public Tracer {
   Status Stop() final;
   Trace& trace() final { return trace_; }
   Status SnapshotWindow(Trace* out, bool release) final;
-  Status SnapshotRecent(Trace* out, uint64_t ended_after_ns) final;
+  Status SnapshotRecent(Trace* out, uint64_t ended_by_ns) final;
   uint64_t HeldRecords() final;
 
  protected:
@@ -127,7 +127,8 @@ class BackendTracer : public Tracer {
   AttributionStage* stage_ = nullptr;
   // Serialises batches (the SDK's thread vs. a flushing one) and window copies.
   std::mutex decode_mu_;
-  std::mutex stop_mu_;  // Stop() from an exit path and from the session at once
+  size_t metrics_cursor_ = 0;  // SnapshotRecent's start (CopyUnfedGpu), under decode_mu_
+  std::mutex stop_mu_;         // Stop() from an exit path and from the session at once
   std::atomic<uint64_t> vendor_dropped_{0};
   std::atomic<uint64_t> buffers_refused_{0};
   bool running_ = false;

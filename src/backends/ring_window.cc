@@ -2,6 +2,7 @@
 #include "backends/ring_window.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "attribution/stage.h"
@@ -188,10 +189,19 @@ void CopyWindow(Trace& live, uint64_t now_ns, bool release, Trace* out) {
   CopyAllButGpu(live, now_ns, release, out);
 }
 
-void CopyRecentGpu(Trace& live, uint64_t now_ns, uint64_t ended_after_ns, Trace* out) {
-  live.gpu.ForEach([&](const GpuActivity& a) {
-    if (a.end_ns > ended_after_ns && !Provisional(a)) out->gpu.push_back(a);
-  });
+void CopyUnfedGpu(Trace& live, uint64_t now_ns, uint64_t ended_by_ns, size_t* cursor, Trace* out) {
+  size_t first_left = SIZE_MAX;  // the first record left for a later copy
+  for (size_t i = std::max(*cursor, live.gpu.first_index()); i < live.gpu.size(); ++i) {
+    GpuActivity& a = live.gpu[i];
+    if (a.metrics_fed != 0) continue;
+    if (a.end_ns > ended_by_ns || Provisional(a)) {
+      first_left = std::min(first_left, i);
+      continue;
+    }
+    out->gpu.push_back(a);
+    a.metrics_fed = 1;
+  }
+  *cursor = first_left != SIZE_MAX ? first_left : live.gpu.size();
   out->strings.AssignFrom(live.strings);
   out->devices = live.devices;
   out->counters = live.counters;

@@ -54,11 +54,15 @@ uint64_t WindowStartNs(const Trace& t, uint64_t now_ns);
 void CopyWindow(Trace& live, uint64_t now_ns, bool release, Trace* out);
 
 // What a live metrics interval needs (NODESCOPE_METRICS, metrics/record_figures.h), not the
-// window: the GPU records that ended after `ended_after_ns` and whose graph key is decided (a
-// provisional one is left for a later copy), the strings, devices, counters, drops, sampling and
-// pid; no API record, no external correlation. Its size follows the interval, not the window.
-// Call under the decode lock.
-void CopyRecentGpu(Trace& live, uint64_t now_ns, uint64_t ended_after_ns, Trace* out);
+// window: the GPU records not counted yet (metrics_fed clear) that ended by `ended_by_ns` and
+// whose graph key is decided (a provisional one is left for a later copy), the strings, devices,
+// counters, drops, sampling and pid; no API record, no external correlation. Each one copied is
+// marked metrics_fed in `live` (the copy is not), so it is copied once however late it reached
+// the window: by arrival, not by end time (CUPTI hands a sampled launch's records over after
+// later records). `*cursor` (absolute index, ChunkedVector) is where the next copy starts: the
+// first record left uncounted. Its size follows the interval, not the window. Call under the
+// decode lock.
+void CopyUnfedGpu(Trace& live, uint64_t now_ns, uint64_t ended_by_ns, size_t* cursor, Trace* out);
 
 // A streaming part (issue 14): as CopyWindow with `release`, except that GPU records whose graph
 // key is still provisional (a later batch or flush decides them) are not written in this part:

@@ -202,6 +202,42 @@ TEST(RingWindow, ProvisionalKeysAreNeverWritten) {
   EXPECT_EQ(t.attribution.withheld[0].first, "undecided_at_capture");
 }
 
+// Live metrics (issue 27): each record is copied once, by arrival, however late it came: a
+// record that reached the window after a later-ending one was copied is copied by the next
+// call; one that ended after the bound, or whose key is provisional, waits; a part or the trace
+// at exit sees which ones were counted (metrics_fed), the copies do not carry the mark.
+TEST(RingWindow, LiveMetricsCopyEachRecordOnceByArrival) {
+  Trace t;
+  size_t cursor = 0;
+  t.gpu.push_back(Kernel(100, 7, 1));
+  t.gpu.push_back(Kernel(500, 7, 2));  // ends after the first bound
+  t.gpu.push_back(
+      Kernel(110, ReconstructingStage::kProvisionalGraphId, ReconstructingStage::kMinTag));
+  Trace first;
+  CopyUnfedGpu(t, 1000, 200, &cursor, &first);
+  ASSERT_EQ(first.gpu.size(), 1u);
+  EXPECT_EQ(first.gpu[0].start_ns, 100u);
+  EXPECT_EQ(first.gpu[0].metrics_fed, 0);  // the copy counts it; the live record is marked
+  EXPECT_EQ(t.gpu[0].metrics_fed, 1);
+  EXPECT_EQ(cursor, 1u);  // the record ending after the bound is the first left
+  // Late: a record that ended long before the last bound reaches the window now, and the
+  // provisional one is decided.
+  t.gpu.push_back(Kernel(50, 7, 3));
+  t.gpu[2].graph_id = 7;
+  t.gpu[2].graph_node_id = 4;
+  Trace second;
+  CopyUnfedGpu(t, 2000, 1000, &cursor, &second);
+  ASSERT_EQ(second.gpu.size(), 3u);
+  EXPECT_EQ(second.gpu[0].start_ns, 500u);
+  EXPECT_EQ(second.gpu[1].start_ns, 110u);
+  EXPECT_EQ(second.gpu[2].start_ns, 50u);
+  EXPECT_EQ(cursor, 4u);
+  Trace third;
+  CopyUnfedGpu(t, 3000, UINT64_MAX, &cursor, &third);
+  EXPECT_EQ(third.gpu.size(), 0u);
+  for (size_t i = 0; i < t.gpu.size(); ++i) EXPECT_EQ(t.gpu[i].metrics_fed, 1) << i;
+}
+
 // Streaming (issue 14): a part holds back the records a later batch decides and the next part
 // writes them keyed, so the parts together key what one trace would; past the limit they are
 // written without keys, as before (undecided_at_capture).

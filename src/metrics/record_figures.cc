@@ -23,7 +23,7 @@ double DurationSeconds(uint64_t start_ns, uint64_t end_ns) {
   return static_cast<double>(ns) / 1000.0 * 1e-6;
 }
 
-void RecordFigures::Add(const Trace& trace, uint64_t from_ns, uint64_t to_ns) {
+void RecordFigures::Add(const Trace& trace) {
   const std::vector<double>& bounds = DurationBuckets();
   std::unique_ptr<RangeLinks> links;  // built when a new node has a capture-time range
   for (const auto& dag : trace.graph_dags) {
@@ -33,7 +33,7 @@ void RecordFigures::Add(const Trace& trace, uint64_t from_ns, uint64_t to_ns) {
   }
   trace.gpu.ForEach([&](const GpuActivity& a) {
     if (a.graph_id == 0 || a.kind >= ActivityKind::kCount) return;
-    if (a.end_ns <= from_ns || (to_ns != UINT64_MAX && a.end_ns > to_ns)) return;
+    if (a.metrics_fed != 0) return;
     auto [it, fresh] = nodes_.try_emplace({a.graph_id, a.graph_node_id});
     Node& n = it->second;
     if (fresh) {
@@ -70,11 +70,10 @@ void RecordFigures::Add(const Trace& trace, uint64_t from_ns, uint64_t to_ns) {
   if (trace.job.rank >= 0) rank_ = std::to_string(trace.job.rank);
 }
 
-bool RecordFigures::NeedsRanges(const Trace& trace, uint64_t from_ns, uint64_t to_ns) const {
+bool RecordFigures::NeedsRanges(const Trace& trace) const {
   bool needs = false;
   trace.gpu.ForEach([&](const GpuActivity& a) {
-    if (needs || a.graph_id == 0 || a.capture_range_id == 0) return;
-    if (a.end_ns <= from_ns || (to_ns != UINT64_MAX && a.end_ns > to_ns)) return;
+    if (needs || a.graph_id == 0 || a.capture_range_id == 0 || a.metrics_fed != 0) return;
     needs = nodes_.find({a.graph_id, a.graph_node_id}) == nodes_.end();
   });
   return needs;

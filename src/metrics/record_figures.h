@@ -10,9 +10,9 @@
 //     session holds one, made unique in graph-id order, as analysis::GraphNames does;
 //   - a replay is a (graph id, launch correlation) pair: first start to last end of its records.
 //
-// Incremental: Add() takes the records that ended in an interval, each counted once; the state
-// is one histogram per node and per graph, plus the replays still open (those that ended within
-// kReplayCloseNs of the last interval's end), so memory follows the graphs, not the run.
+// Incremental: Add() takes the records not counted yet, each once (by arrival: metrics_fed); the
+// state is one histogram per node and per graph, plus the replays still open (those that ended
+// within kReplayCloseNs of the last interval's end), so memory follows the graphs, not the run.
 #pragma once
 
 #include <cstdint>
@@ -36,14 +36,14 @@ inline constexpr uint64_t kReplayCloseNs = 1'000'000'000;
 
 class RecordFigures {
  public:
-  // Adds the GPU records of `trace` that ended in (from_ns, to_ns] (trace clock; to_ns =
-  // UINT64_MAX: every one after from_ns), and takes the process's counters from it (sampling's
-  // graph launches, drops, withheld keys, rank: cumulative in a session, so the latest win).
-  // Intervals must follow each other without overlap for each record to count once.
-  void Add(const Trace& trace, uint64_t from_ns, uint64_t to_ns);
-  // Whether `trace` holds, in (from_ns, to_ns], a node not seen yet that was captured under a
-  // user range: its scope needs the session's ranges in `trace` before Add().
-  bool NeedsRanges(const Trace& trace, uint64_t from_ns, uint64_t to_ns) const;
+  // Adds the GPU records of `trace` not counted before (metrics_fed clear: a live copy's
+  // records, CopyUnfedGpu, or a part's or the final trace's records that no copy counted), and
+  // takes the process's counters from it (sampling's graph launches, drops, withheld keys,
+  // rank: cumulative in a session, so the latest win).
+  void Add(const Trace& trace);
+  // Whether `trace` holds, among the records Add() would count, a node not seen yet that was
+  // captured under a user range: its scope needs the session's ranges in `trace` before Add().
+  bool NeedsRanges(const Trace& trace) const;
   // Observes the replays that ended at or before `until_ns` (UINT64_MAX: all of them, at the
   // end of tracing).
   void CloseReplays(uint64_t until_ns);

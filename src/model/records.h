@@ -101,7 +101,10 @@ struct GpuActivity {
   uint32_t context;
   uint32_t stream;
   ActivityKind kind;
-  uint8_t reserved[3];
+  // Set on a live record once live metrics counted it (CopyUnfedGpu, backends/ring_window.h), so
+  // that a part or the trace at exit counts it no more; never written into a trace.
+  uint8_t metrics_fed;
+  uint8_t reserved[2];
   union {
     KernelDetails kernel;
     CopyDetails copy;
