@@ -7,8 +7,10 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include "backends/correlation_set.h"
+#include "backends/cuda/conditional_bodies.h"
 #include "model/trace.h"
 
 namespace nodescope::cupti {
@@ -35,8 +37,17 @@ class CuptiDecoder {
 
   // Sampled tracing (backends/launch_sampler.h): only records whose correlation id is in `set`
   // (the picked launches') are kept; the rest are counted in discarded(). Null: keep everything.
-  void KeepOnly(const CorrelationSet* set) { keep_ = set; }
+  // With `proofs` (non-null), conditional bodies' correlation-0 records are kept with their
+  // launch where the records prove which one it was (conditional_bodies.h), else withheld.
+  void KeepOnly(const CorrelationSet* set, const LeadProofs* proofs = nullptr) {
+    keep_ = set;
+    if (set != nullptr && proofs != nullptr) bodies_.emplace(proofs);
+  }
   uint64_t discarded() const { return discarded_; }
+  // Stop, after the last buffer: decides the bodies still waiting (conditional_bodies.h).
+  void SettleBodies();
+  // Sampled mode's body counts; null when bodies are not followed.
+  const ConditionalBodies* bodies() const { return bodies_ ? &*bodies_ : nullptr; }
 
  private:
   bool Room();
@@ -53,9 +64,15 @@ class CuptiDecoder {
     ++discarded_;
     return true;
   }
+  // A kernel, copy or fill: Admit() before its details are read (false: not kept), Emit() after.
+  // A conditional body (correlation 0, a graph's) is admitted, then kept, held or not by Emit.
+  bool Admit(const GpuActivity& a);
+  void Emit(const GpuActivity& a);
+  void Decided(const GpuActivity& a, bool keep);
 
   Trace* trace_;
   const CorrelationSet* keep_ = nullptr;
+  std::optional<ConditionalBodies> bodies_;
   uint64_t discarded_ = 0;
   uint64_t max_events_;
   ApiNameFn api_name_;

@@ -126,8 +126,14 @@ Status CuptiTracer::StartCollection(const TracerOptions& options) {
   const bool dags = options.graph_attribution && Driver().can_read_graphs();
   if (dags) graph_callbacks_->RecordDags(graph_dags());
   set_records_graph_dags(dags);
+  // Conditional bodies in sampled mode: kept with their launch where its DAG proves which launch
+  // ran them (conditional_bodies.h); without DAGs every body is withheld and counted.
+  if (sampler_ != nullptr) {
+    lead_proofs_ = std::make_unique<LeadProofs>();
+    if (dags) graph_callbacks_->ProveBodyOwners(lead_proofs_.get());
+  }
   decoder_.emplace(&trace(), options.max_events, &ApiNameFromCupti);
-  decoder_->KeepOnly(kept_.get());
+  decoder_->KeepOnly(kept_.get(), lead_proofs_.get());
   set_stage(stage_.get());
 
   Status s = Subscribe(options);
@@ -217,6 +223,8 @@ Status CuptiTracer::StopCollection() {
   Status flushed =
       CheckCupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
   Unsubscribe();
+  // Every record is in: the conditional bodies still waiting for evidence are decided now.
+  DecodeBatch([&] { decoder_->SettleBodies(); });
   // Records dropped with no context/stream to report them against; asked with no lock held.
   size_t dropped = 0;
   if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS) {
@@ -234,7 +242,14 @@ void CuptiTracer::AddCounters(Trace* trace, bool at_stop) {
   trace->drops.buffers_refused += pool_->refused();
   graph_callbacks_->AddCounters(trace);
   if (sampler_ != nullptr) trace->sampling = SamplingOf(*sampler_);
-  if (!at_stop) return;
+  if (!at_stop) {
+    // A window: bodies still held for evidence are in a later window or the trace at Stop().
+    if (const ConditionalBodies* b = decoder_->bodies(); b != nullptr && b->pending() > 0) {
+      trace->counters.emplace_back("sampling_body_records_pending",
+                                   static_cast<int64_t>(b->pending()));
+    }
+    return;
+  }
   trace->counters.emplace_back("activity_buffers_allocated",
                                static_cast<int64_t>(pool_->allocated()));
   // Buffers handed out past the bound because this CUPTI cannot take a refusal (before 27).
@@ -250,11 +265,33 @@ void CuptiTracer::AddCounters(Trace* trace, bool at_stop) {
                                  static_cast<int64_t>(c.graph_overlaps + c.plain_overlaps));
     trace->counters.emplace_back("sampling_records_discarded",
                                  static_cast<int64_t>(decoder_->discarded()));
+    AddBodyCounters(trace);
     if (c.untracked_execs > 0) {
       trace->counters.emplace_back("sampling_untracked_exec_launches",
                                    static_cast<int64_t>(c.untracked_execs));
     }
   }
+}
+
+// Conditional bodies' correlation-0 records in sampled mode (conditional_bodies.h): kept with a
+// kept launch, discarded with a guard or an overlap (also in sampling_records_discarded), or
+// withheld, by reason. Written when any was seen.
+void CuptiTracer::AddBodyCounters(Trace* trace) const {
+  const ConditionalBodies* b = decoder_->bodies();
+  if (b == nullptr) return;
+  const ConditionalBodies::Counts& c = b->counts();
+  const uint64_t withheld =
+      c.withheld_unproven + c.withheld_no_launch + c.withheld_forgotten + c.withheld_pending_full;
+  if (c.kept + c.discarded + withheld == 0) return;
+  auto add = [trace](const char* name, uint64_t n) {
+    trace->counters.emplace_back(name, static_cast<int64_t>(n));
+  };
+  add("sampling_body_records_kept", c.kept);
+  add("sampling_body_records_discarded", c.discarded);
+  add("sampling_body_records_withheld_unproven", c.withheld_unproven);
+  add("sampling_body_records_withheld_no_launch", c.withheld_no_launch);
+  add("sampling_body_records_withheld_forgotten", c.withheld_forgotten);
+  add("sampling_body_records_withheld_pending_full", c.withheld_pending_full);
 }
 
 void CuptiTracer::Describe(Trace* trace) { CollectEnvironment(trace); }

@@ -93,6 +93,10 @@ Status GraphCallbacks::Enable(CUpti_SubscriberHandle subscriber) {
       GraphApiKind kind = ClassifyGraphApi(name);
       if (kind == GraphApiKind::kNone && sampler_ != nullptr) kind = ClassifyLaunchApi(name);
       if (kind == GraphApiKind::kNone) continue;
+      const std::string_view bare = StripApiVersionSuffix(name);
+      if (bare == "cudaGraphNodeSetEnabled" || bare == "cuGraphNodeSetEnabled") {
+        set_enabled_calls_.emplace_back(d.domain, cbid);
+      }
       RETURN_IF_ERROR(
           CheckCupti(cuptiEnableCallback(1, subscriber, d.domain, cbid), "cuptiEnableCallback"));
       ListenTo(d.domain, cbid, kind);
@@ -237,6 +241,12 @@ void GraphCallbacks::OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
     if (dags_ != nullptr && exec_template != nullptr) RecordDag(exec_id, exec_template, clones);
   } else {
     stage_->ExecChanged(exec_id, data.correlationId);
+    // A disabled kernel, copy or fill may have been a conditional node's recorded lead.
+    if (proofs_ != nullptr) {
+      for (const auto& [d, c] : set_enabled_calls_) {
+        if (d == domain && c == cbid) proofs_->Set(exec_id, false);
+      }
+    }
   }
 }
 
@@ -246,11 +256,14 @@ void GraphCallbacks::RecordDag(uint32_t exec_id, CUgraph exec_template,
   Status read = ReadTemplateGraph(Driver(), exec_template, &graph);
   if (!read.ok()) {
     dags_->CountUnreadable();
+    if (proofs_ != nullptr) proofs_->Set(exec_id, false);
     NODESCOPE_WARN_ONCE("graph_dag_unreadable", "an exec's DAG could not be read: %s",
                         read.message().c_str());
     return;
   }
-  dags_->Add(BuildExecDag(exec_id, graph, std::move(clones)));
+  GraphDag dag = BuildExecDag(exec_id, graph, std::move(clones));
+  if (proofs_ != nullptr) proofs_->Set(exec_id, ProvesBodyOwner(dag));
+  dags_->Add(std::move(dag));
 }
 
 void GraphCallbacks::OnLaunchEnter(GraphApiKind kind, const CUpti_CallbackData& data) {

@@ -8,10 +8,12 @@
 #include <atomic>
 #include <cstdint>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "attribution/stage.h"
 #include "backends/correlation_set.h"
+#include "backends/cuda/conditional_bodies.h"
 #include "backends/graph_dag_store.h"
 #include "backends/launch_sampler.h"
 #include "base/status.h"
@@ -56,6 +58,10 @@ class GraphCallbacks {
   // Records each exec's DAG (exec_dag.h) into `store` when it is instantiated. Call before
   // Enable(); `store` must outlive this object.
   void RecordDags(GraphDagStore* store) { dags_ = store; }
+  // Sampling with DAGs: whether each exec's DAG proves its conditional bodies' launch
+  // (conditional_bodies.h) goes into `proofs`, cleared when a node of the exec is enabled or
+  // disabled. Call before Enable(); `proofs` must outlive this object.
+  void ProveBodyOwners(LeadProofs* proofs) { proofs_ = proofs; }
 
   // Enables the RESOURCE domain and the graph API callbacks this class listens to (and the
   // launch calls, when sampling).
@@ -93,6 +99,9 @@ class GraphCallbacks {
   LaunchWindow* window_ = nullptr;
   CorrelationSet* kept_ = nullptr;
   GraphDagStore* dags_ = nullptr;
+  LeadProofs* proofs_ = nullptr;
+  // cudaGraphNodeSetEnabled / cuGraphNodeSetEnabled: (domain, cbid), filled by Enable().
+  std::vector<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>> set_enabled_calls_;
   // Per cbid, filled by Enable() before any callback can arrive.
   std::vector<GraphApiKind> runtime_api_kind_;
   std::vector<GraphApiKind> driver_api_kind_;
