@@ -101,7 +101,9 @@ struct GpuActivity {
   uint32_t context;
   uint32_t stream;
   ActivityKind kind;
-  uint8_t reserved[3];
+  // 1: launched by a device-launched graph (CUPTI's isDeviceLaunched); 0: from the host.
+  uint8_t device_launched;
+  uint8_t reserved[2];
   union {
     KernelDetails kernel;
     CopyDetails copy;

@@ -44,6 +44,19 @@ class CuptiDecoder {
     if (set != nullptr && proofs != nullptr) bodies_.emplace(proofs);
   }
   uint64_t discarded() const { return discarded_; }
+  // Device-launched graphs (cudaGraphInstantiateFlagDeviceLaunch): on Hopper with CUDA 13.0
+  // CUPTI gives none of their per-node records; a CUPTI that does marks them isDeviceLaunched
+  // (kept in GpuActivity::device_launched), and gives a DEVICE_GRAPH_TRACE record per execution
+  // when CUPTI_ACTIVITY_KIND_GRAPH_TRACE is on. Counted here, whatever sampling decides.
+  struct DeviceGraphCounts {
+    uint64_t device_launched_records = 0;  // kernels, copies, fills with isDeviceLaunched
+    uint64_t device_graph_traces = 0;      // CUPTI_ACTIVITY_KIND_DEVICE_GRAPH_TRACE records
+    // By CUpti_DeviceGraphLaunchMode: 0 invalid/unknown, 1 fire-and-forget, 2 tail, 3 sibling.
+    std::array<uint64_t, 4> device_graph_traces_by_mode{};
+    uint64_t device_graph_trace_ns = 0;  // their end - start, summed
+  };
+  const DeviceGraphCounts& device_graph_counts() const { return device_graphs_; }
+
   // Stop, after the last buffer: decides the bodies still waiting (conditional_bodies.h).
   void SettleBodies();
   // Sampled mode's body counts; null when bodies are not followed.
@@ -57,6 +70,8 @@ class CuptiDecoder {
   void DecodeCopy(const CopyRecord& m);
   void DecodeMemset(const CUpti_ActivityMemset4& m);
   void DecodeApi(const CUpti_ActivityAPI& a, ApiDomain domain);
+  void DecodeDeviceGraphTrace(const CUpti_ActivityDeviceGraphTrace& g);
+  void NoteDeviceLaunched(GpuActivity* a, uint8_t is_device_launched);
   StringId ApiName(ApiDomain domain, CUpti_CallbackId cbid);
 
   bool Discarded(uint32_t correlation) {
@@ -74,6 +89,7 @@ class CuptiDecoder {
   const CorrelationSet* keep_ = nullptr;
   std::optional<ConditionalBodies> bodies_;
   uint64_t discarded_ = 0;
+  DeviceGraphCounts device_graphs_;
   uint64_t max_events_;
   ApiNameFn api_name_;
   uint64_t decoded_ = 0;
