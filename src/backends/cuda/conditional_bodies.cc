@@ -7,17 +7,17 @@
 
 namespace nodescope::cupti {
 
-void LeadProofs::Set(uint32_t exec_id, bool proven) {
+void ExecIdBits::Set(uint32_t exec_id, bool on) {
   if (exec_id >= kExecIds) return;
   const uint64_t bit = uint64_t{1} << (exec_id % 64);
-  if (proven) {
+  if (on) {
     bits_[exec_id / 64].fetch_or(bit, std::memory_order_release);
   } else {
     bits_[exec_id / 64].fetch_and(~bit, std::memory_order_release);
   }
 }
 
-bool LeadProofs::Proven(uint32_t exec_id) const {
+bool ExecIdBits::Has(uint32_t exec_id) const {
   if (exec_id >= kExecIds) return false;
   return (bits_[exec_id / 64].load(std::memory_order_acquire) >> (exec_id % 64)) & 1u;
 }
@@ -61,7 +61,7 @@ bool ProvesBodyOwner(const GraphDag& dag) {
   return conditionals > 0;
 }
 
-ConditionalBodies::ConditionalBodies(const LeadProofs* proofs)
+ConditionalBodies::ConditionalBodies(const ExecIdBits* proofs)
     : proofs_(proofs),
       launches_(new Launch[kLaunches]()),
       watermarks_(new uint64_t[kWatermarks]()),
@@ -102,7 +102,7 @@ bool ConditionalBodies::NoteLaunchEntry(uint32_t graph_id, uint32_t correlation,
 }
 
 BodyVerdict ConditionalBodies::Offer(const GpuActivity& body) {
-  if (!proofs_->Proven(body.graph_id)) {
+  if (!proofs_->Has(body.graph_id)) {
     ++counts_.withheld_unproven;
     return BodyVerdict::kWithheld;
   }

@@ -10,7 +10,7 @@
 // windowed launches (kept, guards, overlaps) have records, so their correlated records give each
 // windowed launch L of exec G its first GPU start F(L). A body record b of G with start t
 // belongs to the windowed launch with the latest F(L) <= t, provided that every conditional
-// node of G follows a kernel, copy or fill node (the exec's "recorded lead": LeadProofs): then
+// node of G follows a kernel, copy or fill node (the exec's "recorded lead", ProvesBodyOwner): then
 // its own launch's F is before b, and the next windowed launch's F after b's end. Without such a
 // lead (a graph whose first node is the conditional, an unreadable DAG, a node disabled) the
 // owner cannot be proven: b is withheld and counted. b is kept iff its owner was kept; the
@@ -29,7 +29,7 @@
 // graph's replays by distinct correlation id, and full and sampled traces then count alike.
 //
 // No allocation or lock after construction; the decoding thread alone calls it (the decoder's
-// caller serialises), LeadProofs is written by application threads.
+// caller serialises); the exec bits it reads are written by application threads.
 #pragma once
 
 #include <atomic>
@@ -42,15 +42,16 @@
 
 namespace nodescope::cupti {
 
-// Per exec id: every conditional node of the exec has a kernel, copy or fill node before it
-// (ProvesBodyOwner). Set at instantiation, cleared for good when a node of the exec is enabled
-// or disabled. Lock-free.
-class LeadProofs {
+// A bit per exec id, lock-free, written by application threads. Sampled mode's "lead proofs":
+// every conditional node of the exec has a kernel, copy or fill node before it (ProvesBodyOwner),
+// set at instantiation, cleared for good when a node of the exec is enabled or disabled. Also
+// the execs instantiated for device launch (graph_callbacks.h).
+class ExecIdBits {
  public:
-  static constexpr uint32_t kExecIds = 1u << 21;
-  LeadProofs() : bits_(new std::atomic<uint64_t>[kExecIds / 64]()) {}
-  void Set(uint32_t exec_id, bool proven);
-  bool Proven(uint32_t exec_id) const;
+  static constexpr uint32_t kExecIds = 1u << 21;  // past it, Has() is false
+  ExecIdBits() : bits_(new std::atomic<uint64_t>[kExecIds / 64]()) {}
+  void Set(uint32_t exec_id, bool on);
+  bool Has(uint32_t exec_id) const;
 
  private:
   std::unique_ptr<std::atomic<uint64_t>[]> bits_;
@@ -69,7 +70,7 @@ class ConditionalBodies {
   static constexpr size_t kPending = 4096;   // body records waiting for evidence
   static constexpr size_t kWatermarks = 4096;
 
-  explicit ConditionalBodies(const LeadProofs* proofs);
+  explicit ConditionalBodies(const ExecIdBits* proofs);
 
   // A correlated record (correlation id != 0) of exec `graph_id`'s windowed launch `correlation`
   // starting at `start`; `kept`: the launch was picked. Pending bodies it decides go to
@@ -99,7 +100,7 @@ class ConditionalBodies {
   struct Counts {
     uint64_t kept = 0;
     uint64_t discarded = 0;           // a guard's or an overlap's bodies
-    uint64_t withheld_unproven = 0;   // the exec has no recorded lead (LeadProofs)
+    uint64_t withheld_unproven = 0;   // the exec has no recorded lead (ExecIdBits)
     uint64_t withheld_no_launch = 0;  // no windowed launch of the exec started before it
     uint64_t withheld_forgotten = 0;  // a launch that could own it left the launch table
     uint64_t withheld_pending_full = 0;
@@ -150,7 +151,7 @@ class ConditionalBodies {
   void Count(bool kept) { ++(kept ? counts_.kept : counts_.discarded); }
   uint64_t& Watermark(uint32_t graph_id) { return watermarks_[graph_id & (kWatermarks - 1)]; }
 
-  const LeadProofs* proofs_;
+  const ExecIdBits* proofs_;
   std::unique_ptr<Launch[]> launches_;  // a ring, oldest overwritten
   size_t next_ = 0;                     // the ring's next slot
   size_t touched_ = 0;                  // the slot NoteLaunchEntry last touched

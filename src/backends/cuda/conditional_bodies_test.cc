@@ -60,7 +60,7 @@ class BodiesTest : public ::testing::Test {
 
   Trace trace_;
   CorrelationSet kept_;
-  LeadProofs proofs_;
+  ExecIdBits proofs_;
   CuptiDecoder decoder_{&trace_, 100000, nullptr};
 };
 
@@ -268,17 +268,17 @@ TEST(ProvesBodyOwner, ConditionalFirstOrUnprovenIsNot) {
   EXPECT_FALSE(ProvesBodyOwner(Dag({{1, DagNodeType::kKernel, 0}}, {})));
 }
 
-TEST(LeadProofs, SetAndClear) {
-  LeadProofs p;
-  EXPECT_FALSE(p.Proven(7));
+TEST(ExecIdBits, SetAndClear) {
+  ExecIdBits p;
+  EXPECT_FALSE(p.Has(7));
   p.Set(7, true);
   p.Set(8, true);
-  EXPECT_TRUE(p.Proven(7));
+  EXPECT_TRUE(p.Has(7));
   p.Set(7, false);
-  EXPECT_FALSE(p.Proven(7));
-  EXPECT_TRUE(p.Proven(8));
-  p.Set(LeadProofs::kExecIds, true);  // past the tracked ids: never proven
-  EXPECT_FALSE(p.Proven(LeadProofs::kExecIds));
+  EXPECT_FALSE(p.Has(7));
+  EXPECT_TRUE(p.Has(8));
+  p.Set(ExecIdBits::kExecIds, true);  // past the tracked ids: never proven
+  EXPECT_FALSE(p.Has(ExecIdBits::kExecIds));
 }
 
 }  // namespace

@@ -39,7 +39,7 @@ class CuptiDecoder {
   // (the picked launches') are kept; the rest are counted in discarded(). Null: keep everything.
   // With `proofs` (non-null), conditional bodies' correlation-0 records are kept with their
   // launch where the records prove which one it was (conditional_bodies.h), else withheld.
-  void KeepOnly(const CorrelationSet* set, const LeadProofs* proofs = nullptr) {
+  void KeepOnly(const CorrelationSet* set, const ExecIdBits* proofs = nullptr) {
     keep_ = set;
     if (set != nullptr && proofs != nullptr) bodies_.emplace(proofs);
   }
