@@ -297,7 +297,8 @@ TEST_F(DecoderTest, DeviceGraphTraceRecordsAreCountedByLaunchMode) {
   put64(16, 1600);  // end
   put32(24, 7);     // graphId
   put32(28, 3);     // launcherGraphId
-  const uint32_t modes[] = {CUPTI_DEVICE_GRAPH_LAUNCH_MODE_TAIL, CUPTI_DEVICE_GRAPH_LAUNCH_MODE_TAIL,
+  const uint32_t modes[] = {CUPTI_DEVICE_GRAPH_LAUNCH_MODE_TAIL,
+                            CUPTI_DEVICE_GRAPH_LAUNCH_MODE_TAIL,
                             CUPTI_DEVICE_GRAPH_LAUNCH_MODE_FIRE_AND_FORGET,
                             CUPTI_DEVICE_GRAPH_LAUNCH_MODE_FIRE_AND_FORGET_AS_SIBLING, 99};
   for (uint32_t mode : modes) {

@@ -129,7 +129,7 @@ Status CuptiTracer::StartCollection(const TracerOptions& options) {
   // Conditional bodies in sampled mode: kept with their launch where its DAG proves which launch
   // ran them (conditional_bodies.h); without DAGs every body is withheld and counted.
   if (sampler_ != nullptr) {
-    lead_proofs_ = std::make_unique<LeadProofs>();
+    lead_proofs_ = std::make_unique<ExecIdBits>();
     if (dags) graph_callbacks_->ProveBodyOwners(lead_proofs_.get());
   }
   decoder_.emplace(&trace(), options.max_events, &ApiNameFromCupti);
@@ -188,6 +188,11 @@ Status CuptiTracer::Subscribe(const TracerOptions& options) {
                              "cuptiSetThreadIdType"));
   RETURN_IF_ERROR(CheckCupti(cuptiActivityRegisterCallbacks(&BufferRequested, &BufferCompleted),
                              "cuptiActivityRegisterCallbacks"));
+  // Device-launched graphs' records (cupti_activity.h: before CUDA initialises; measured on the
+  // H100 with CUDA 13.0: accepted before, in InitializeInjection and late alike, and no per-node
+  // record of a device-launched graph came either way). Asked for anyway: a CUPTI or GPU that
+  // delivers them marks them isDeviceLaunched, and the header counts them.
+  device_graph_requested_ = cuptiActivityEnableDeviceGraph(1) == CUPTI_SUCCESS;
   // Sampling: the device and API kinds are switched on around sampled launches only.
   std::vector<CUpti_ActivityKind> kinds = {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
   if (sampled_ == nullptr) {
@@ -241,6 +246,7 @@ Status CuptiTracer::StopCollection() {
 void CuptiTracer::AddCounters(Trace* trace, bool at_stop) {
   trace->drops.buffers_refused += pool_->refused();
   graph_callbacks_->AddCounters(trace);
+  AddDeviceGraphCounters(trace);
   if (sampler_ != nullptr) trace->sampling = SamplingOf(*sampler_);
   if (!at_stop) {
     // A window: bodies still held for evidence are in a later window or the trace at Stop().
@@ -271,6 +277,26 @@ void CuptiTracer::AddCounters(Trace* trace, bool at_stop) {
                                    static_cast<int64_t>(c.untracked_execs));
     }
   }
+}
+
+// Device-launched graphs: whether CUPTI was asked for their records, whether any per-node record
+// of one came (none does on Hopper with CUDA 13.0: README, "What CUPTI cannot see"), and the
+// per-execution records of CUPTI_ACTIVITY_KIND_DEVICE_GRAPH_TRACE by launch mode.
+void CuptiTracer::AddDeviceGraphCounters(Trace* trace) const {
+  const CuptiDecoder::DeviceGraphCounts& c = decoder_->device_graph_counts();
+  auto add = [trace](const char* name, uint64_t n) {
+    trace->counters.emplace_back(name, static_cast<int64_t>(n));
+  };
+  add("device_graph_collection_requested", device_graph_requested_ ? 1 : 0);
+  add("device_graph_node_tracing", c.device_launched_records > 0 ? 1 : 0);
+  add("device_launched_records", c.device_launched_records);
+  if (c.device_graph_traces == 0) return;
+  add("device_graph_traces", c.device_graph_traces);
+  add("device_graph_traces_fire_and_forget", c.device_graph_traces_by_mode[1]);
+  add("device_graph_traces_tail", c.device_graph_traces_by_mode[2]);
+  add("device_graph_traces_sibling", c.device_graph_traces_by_mode[3]);
+  add("device_graph_traces_unknown_mode", c.device_graph_traces_by_mode[0]);
+  add("device_graph_trace_ns", c.device_graph_trace_ns);
 }
 
 // Conditional bodies' correlation-0 records in sampled mode (conditional_bodies.h): kept with a
