@@ -101,7 +101,8 @@ bool ConditionalBodies::NoteLaunchEntry(uint32_t graph_id, uint32_t correlation,
   return true;
 }
 
-BodyVerdict ConditionalBodies::Offer(const GpuActivity& body) {
+BodyVerdict ConditionalBodies::Offer(GpuActivity* body_record) {
+  const GpuActivity& body = *body_record;
   if (!proofs_->Has(body.graph_id)) {
     ++counts_.withheld_unproven;
     return BodyVerdict::kWithheld;
@@ -127,6 +128,7 @@ BodyVerdict ConditionalBodies::Offer(const GpuActivity& body) {
   }
   if (owner != nullptr && later) {
     Count(owner->kept);
+    body_record->correlation_id = owner->correlation;
     return owner->kept ? BodyVerdict::kKeep : BodyVerdict::kDiscard;
   }
   if (pending_count_ == kPending) {

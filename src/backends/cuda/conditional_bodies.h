@@ -25,8 +25,10 @@
 // before b is decided, that launch's lead record (its earliest) is not still to come in a later
 // buffer while another record of that launch came first. Settle() needs no such assumption.
 //
-// Kept bodies keep correlation id 0, as full tracing records them: `nodescope nodes` counts a
-// graph's replays by distinct correlation id, and full and sampled traces then count alike.
+// A decided body takes its owner's correlation id (CUPTI gives 0): a kept replay is then whole
+// under one correlation id, as sampled mode's readers group it (tests/gpu/test_graph_matrix.py,
+// replay_stats.h's per-replay spans, capture scopes looked up by correlation). Full tracing
+// keeps CUPTI's 0; per-node occurrence counts are the same in both.
 //
 // No allocation or lock after construction; the decoding thread alone calls it (the decoder's
 // caller serialises); the exec bits it reads are written by application threads.
@@ -80,8 +82,9 @@ class ConditionalBodies {
                   Decided&& decided) {
     if (NoteLaunchEntry(graph_id, correlation, start, kept)) Resolve(graph_id, decided);
   }
-  // A correlation-0 record of a graph: kKeep / kDiscard now, kPending (held here), kWithheld.
-  BodyVerdict Offer(const GpuActivity& body);
+  // A correlation-0 record of a graph: kKeep / kDiscard now (`body` then carries its owner's
+  // correlation id), kPending (held here), kWithheld.
+  BodyVerdict Offer(GpuActivity* body);
   // Stop: decides every pending body with the evidence there is; the rest are withheld.
   template <typename Decided>
   void Settle(Decided&& decided) {
@@ -91,6 +94,7 @@ class ConditionalBodies {
         ++counts_.withheld_no_launch;
       } else {
         Count(p.owner_kept);
+        p.body.correlation_id = p.owner_correlation;
         decided(p.body, p.owner_kept);
       }
     }
@@ -139,6 +143,7 @@ class ConditionalBodies {
           }
         } else if (p.owner_correlation != 0) {  // a later launch: the owner is proven
           Count(p.owner_kept);
+          p.body.correlation_id = p.owner_correlation;
           decided(p.body, p.owner_kept);
           continue;
         }

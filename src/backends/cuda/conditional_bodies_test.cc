@@ -48,10 +48,20 @@ class BodiesTest : public ::testing::Test {
     auto k = Kernel(kBody, 0, start, 2, graph);
     decoder_.Decode(reinterpret_cast<CUpti_Activity*>(&k));
   }
+  // The kept bodies' starts (ordinal 2: the body node), each with its owner's correlation id.
   std::vector<uint64_t> BodyStarts() const {
     std::vector<uint64_t> out;
     for (size_t i = 0; i < trace_.gpu.size(); ++i) {
-      if (trace_.gpu[i].correlation_id == 0) out.push_back(trace_.gpu[i].start_ns);
+      if ((trace_.gpu[i].graph_node_id & 0xffffffffu) == 2) out.push_back(trace_.gpu[i].start_ns);
+    }
+    return out;
+  }
+  std::vector<uint32_t> BodyCorrelations() const {
+    std::vector<uint32_t> out;
+    for (size_t i = 0; i < trace_.gpu.size(); ++i) {
+      if ((trace_.gpu[i].graph_node_id & 0xffffffffu) == 2) {
+        out.push_back(trace_.gpu[i].correlation_id);
+      }
     }
     return out;
   }
@@ -81,9 +91,10 @@ TEST_F(BodiesTest, KeptLaunchKeepsItsBodiesAndAGuardsAreDiscarded) {
   EXPECT_EQ(counts().discarded, 1u);
   EXPECT_EQ(decoder_.discarded(), 2u);  // the guard's lead and body
   EXPECT_EQ(decoder_.bodies()->pending(), 0u);
-  // Kept bodies keep CUPTI's keys, correlation 0 as in a full trace.
+  // Kept bodies keep CUPTI's keys and take their launch's correlation id.
+  EXPECT_EQ(BodyCorrelations(), (std::vector<uint32_t>{10, 10}));
   const GpuActivity& b = trace_.gpu[1];
-  EXPECT_EQ(b.correlation_id, 0u);
+  EXPECT_EQ(b.correlation_id, 10u);
   EXPECT_EQ(b.graph_id, kExec);
   EXPECT_EQ(b.graph_node_id, (uint64_t{kExec} << 32) | 2);
   EXPECT_EQ(b.stream, 15u);
@@ -101,6 +112,7 @@ TEST_F(BodiesTest, BodiesBeforeTheirLaunchsRecordsWaitForThem) {
   Lead(11, 1000);                      // another record of the guard: nothing new
   decoder_.SettleBodies();
   EXPECT_EQ(BodyStarts(), (std::vector<uint64_t>{200}));
+  EXPECT_EQ(BodyCorrelations(), (std::vector<uint32_t>{10}));
   EXPECT_EQ(counts().kept, 1u);
   EXPECT_EQ(counts().discarded, 1u);
   EXPECT_EQ(counts().withheld_no_launch, 0u);
@@ -115,6 +127,7 @@ TEST_F(BodiesTest, BodiesAfterBothLaunchesAreDecidedAtOnce) {
   Body(300);
   EXPECT_EQ(decoder_.bodies()->pending(), 0u);
   EXPECT_EQ(BodyStarts(), (std::vector<uint64_t>{1500}));
+  EXPECT_EQ(BodyCorrelations(), (std::vector<uint32_t>{11}));
   EXPECT_EQ(counts().discarded, 1u);
 }
 
@@ -171,6 +184,10 @@ TEST_F(BodiesTest, BurstOfFourKeptThenAGuardInAnyOrder) {
   decoder_.SettleBodies();
   EXPECT_EQ(BodyStarts().size(), 8u);
   for (uint64_t t : BodyStarts()) EXPECT_LT(t, 5000u);  // none of the guard's (5100, 5200)
+  // Each body under its own launch: t in [(c - 9) * 1000, +1000) -> c.
+  const std::vector<uint64_t> starts = BodyStarts();
+  const std::vector<uint32_t> corrs = BodyCorrelations();
+  for (size_t i = 0; i < starts.size(); ++i) EXPECT_EQ(corrs[i], starts[i] / 1000 + 9) << starts[i];
   EXPECT_EQ(counts().kept, 8u);
   EXPECT_EQ(counts().discarded, 2u);
   EXPECT_EQ(Leads(), 4u);
@@ -182,7 +199,8 @@ TEST_F(BodiesTest, BurstInLaunchOrderIsDecidedAsItGoes) {
     Lead(c, (c - 9) * 1000);
     Body((c - 9) * 1000 + 100);
   }
-  EXPECT_EQ(BodyStarts().size(), 4u);           // each proven by the next launch's lead
+  EXPECT_EQ(BodyStarts().size(), 4u);  // each proven by the next launch's lead
+  EXPECT_EQ(BodyCorrelations(), (std::vector<uint32_t>{10, 11, 12, 13}));
   EXPECT_EQ(decoder_.bodies()->pending(), 1u);  // the guard's, until Settle
   decoder_.SettleBodies();
   EXPECT_EQ(BodyStarts().size(), 4u);

@@ -123,17 +123,17 @@ bool CuptiDecoder::Admit(const GpuActivity& a) {
   return !Discarded(a.correlation_id) && Room();
 }
 
-void CuptiDecoder::Emit(const GpuActivity& a) {
-  if (!bodies_ || a.graph_id == 0 || a.correlation_id != 0) {
-    Keep(a);
+void CuptiDecoder::Emit(GpuActivity* a) {
+  if (!bodies_ || a->graph_id == 0 || a->correlation_id != 0) {
+    Keep(*a);
     return;
   }
   switch (bodies_->Offer(a)) {
     case BodyVerdict::kKeep:
-      Decided(a, true);
+      Decided(*a, true);
       break;
     case BodyVerdict::kDiscard:
-      Decided(a, false);
+      Decided(*a, false);
       break;
     case BodyVerdict::kPending:
     case BodyVerdict::kWithheld:
@@ -168,7 +168,7 @@ void CuptiDecoder::DecodeKernel(const CUpti_ActivityKernel10& k) {
   a.kernel.static_shared_bytes = ClampU32(k.staticSharedMemory);
   a.kernel.dynamic_shared_bytes = ClampU32(k.dynamicSharedMemory);
   a.kernel.registers_per_thread = k.registersPerThread;
-  Emit(a);
+  Emit(&a);
 }
 
 // Memcpy6 and MemcpyPtoP4 share every field we keep.
@@ -182,7 +182,7 @@ void CuptiDecoder::DecodeCopy(const CopyRecord& m) {
   a.copy.direction = ToDirection(m.copyKind);
   a.copy.src_kind = ToMemoryKind(m.srcKind);
   a.copy.dst_kind = ToMemoryKind(m.dstKind);
-  Emit(a);
+  Emit(&a);
 }
 
 void CuptiDecoder::DecodeMemset(const CUpti_ActivityMemset4& m) {
@@ -193,7 +193,7 @@ void CuptiDecoder::DecodeMemset(const CUpti_ActivityMemset4& m) {
   a.fill.bytes = m.bytes;
   a.fill.value = m.value;
   a.fill.memory_kind = ToMemoryKind(m.memoryKind);
-  Emit(a);
+  Emit(&a);
 }
 
 void CuptiDecoder::NoteDeviceLaunched(GpuActivity* a, uint8_t is_device_launched) {

@@ -82,7 +82,7 @@ class CuptiDecoder {
   // A kernel, copy or fill: Admit() before its details are read (false: not kept), Emit() after.
   // A conditional body (correlation 0, a graph's) is admitted, then kept, held or not by Emit.
   bool Admit(const GpuActivity& a);
-  void Emit(const GpuActivity& a);
+  void Emit(GpuActivity* a);
   void Decided(const GpuActivity& a, bool keep);
 
   Trace* trace_;
