@@ -340,9 +340,10 @@ void GraphCallbacks::RecordDag(uint32_t exec_id, CUgraph exec_template,
                         read.message().c_str());
     return;
   }
-  GraphDag dag = BuildExecDag(exec_id, graph, std::move(clones));
-  if (proofs_ != nullptr) proofs_->Set(exec_id, ProvesBodyOwner(dag));
-  dags_->Add(std::move(dag));
+  // Decided on the template's own shape: a conditional node CUPTI did not report cloned would
+  // be spliced out of the exec's DAG.
+  if (proofs_ != nullptr) proofs_->Set(exec_id, ProvesBodyOwner(TemplateShape(graph)));
+  dags_->Add(BuildExecDag(exec_id, graph, std::move(clones)));
 }
 
 void GraphCallbacks::OnLaunchEnter(GraphApiKind kind, const CUpti_CallbackData& data) {
