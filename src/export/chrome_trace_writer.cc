@@ -372,6 +372,7 @@ class Writer {
       out_.Field(",\"graph node id\":", a.graph_node_id);
     }
     if (a.capture_range_id != 0) out_.Raw(ScopeArg(a.capture_range_id));
+    if (a.device_launched != 0) out_.Raw(",\"device launched\":1");
     if (a.correlation_id != 0 && links_.has_runtime_links()) {
       // kineto links device work to its CPU op this way; here the op is the innermost range.
       const uint32_t r = links_.RuntimeRangeOf(a.correlation_id);

@@ -48,6 +48,14 @@ TEST(ChromeTraceWriter, GraphKeysOnlyOnGraphWork) {
   EXPECT_EQ(LinesWith(json, R"("ph":"X","cat":"kernel")").size(), 4u);
 }
 
+TEST(ChromeTraceWriter, DeviceLaunchedWorkSaysSo) {
+  Trace t = SampleTrace();
+  EXPECT_EQ(LinesWith(Write(t), R"("device launched":1)").size(), 0u) << "host-launched: no arg";
+  t.gpu[0].device_launched = 1;
+  std::vector<std::string> lines = LinesWith(Write(t), R"("device launched":1)");
+  ASSERT_EQ(lines.size(), 1u);
+}
+
 TEST(ChromeTraceWriter, KernelArgsInKinetoOrder) {
   std::string json = Write(SampleTrace());
   std::vector<std::string> k = LinesWith(json, R"("cat":"kernel","name":"void kernel<3>)");

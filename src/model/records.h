@@ -104,7 +104,9 @@ struct GpuActivity {
   // Set on a live record once live metrics counted it (CopyUnfedGpu, backends/ring_window.h), so
   // that a part or the trace at exit counts it no more; never written into a trace.
   uint8_t metrics_fed;
-  uint8_t reserved[2];
+  // 1: launched by a device-launched graph (CUPTI's isDeviceLaunched); 0: from the host.
+  uint8_t device_launched;
+  uint8_t reserved[1];
   union {
     KernelDetails kernel;
     CopyDetails copy;

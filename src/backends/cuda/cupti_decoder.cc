@@ -22,6 +22,10 @@ MemoryKind ToMemoryKind(uint32_t v) {
   return v < static_cast<uint32_t>(MemoryKind::kCount) ? static_cast<MemoryKind>(v)
                                                        : MemoryKind::kUnknown;
 }
+// Which copy records say whether a device-launched graph ran them.
+uint8_t IsDeviceLaunched(const CUpti_ActivityMemcpy6& m) { return m.isDeviceLaunched; }
+uint8_t IsDeviceLaunched(const CUpti_ActivityMemcpyPtoP4& /*m*/) { return 0; }
+
 uint32_t ClampU32(int32_t v) { return v < 0 ? 0u : static_cast<uint32_t>(v); }
 
 GpuActivity Common(ActivityKind kind, uint64_t start, uint64_t end, uint32_t device,
@@ -78,6 +82,9 @@ bool CuptiDecoder::Decode(const CUpti_Activity* record) {
     case CUPTI_ACTIVITY_KIND_MEMSET:
       DecodeMemset(*reinterpret_cast<const CUpti_ActivityMemset4*>(record));
       return true;
+    case CUPTI_ACTIVITY_KIND_DEVICE_GRAPH_TRACE:
+      DecodeDeviceGraphTrace(*reinterpret_cast<const CUpti_ActivityDeviceGraphTrace*>(record));
+      return true;
     case CUPTI_ACTIVITY_KIND_RUNTIME:
       DecodeApi(*reinterpret_cast<const CUpti_ActivityAPI*>(record), ApiDomain::kRuntime);
       return true;
@@ -107,10 +114,50 @@ void CuptiDecoder::DecodeBuffer(uint8_t* buffer, size_t valid_bytes) {
   }
 }
 
+bool CuptiDecoder::Admit(const GpuActivity& a) {
+  if (bodies_ && a.graph_id != 0) {
+    if (a.correlation_id == 0) return true;  // a body: Emit() decides once it is described
+    bodies_->NoteLaunch(a.graph_id, a.correlation_id, a.start_ns, keep_->Contains(a.correlation_id),
+                        [this](const GpuActivity& body, bool keep) { Decided(body, keep); });
+  }
+  return !Discarded(a.correlation_id) && Room();
+}
+
+void CuptiDecoder::Emit(GpuActivity* a) {
+  if (!bodies_ || a->graph_id == 0 || a->correlation_id != 0) {
+    Keep(*a);
+    return;
+  }
+  switch (bodies_->Offer(a)) {
+    case BodyVerdict::kKeep:
+      Decided(*a, true);
+      break;
+    case BodyVerdict::kDiscard:
+      Decided(*a, false);
+      break;
+    case BodyVerdict::kPending:
+    case BodyVerdict::kWithheld:
+      break;
+  }
+}
+
+void CuptiDecoder::Decided(const GpuActivity& a, bool keep) {
+  if (!keep) {
+    ++discarded_;
+  } else if (Room()) {
+    Keep(a);
+  }
+}
+
+void CuptiDecoder::SettleBodies() {
+  if (bodies_) bodies_->Settle([this](const GpuActivity& body, bool keep) { Decided(body, keep); });
+}
+
 void CuptiDecoder::DecodeKernel(const CUpti_ActivityKernel10& k) {
-  if (Discarded(k.correlationId) || !Room()) return;
   GpuActivity a = Common(ActivityKind::kKernel, k.start, k.end, k.deviceId, k.contextId, k.streamId,
                          k.correlationId, k.graphId, k.graphNodeId);
+  NoteDeviceLaunched(&a, k.isDeviceLaunched);
+  if (!Admit(a)) return;
   a.kernel.name = trace_->strings.InternStablePointer(k.name);
   a.kernel.grid[0] = k.gridX;
   a.kernel.grid[1] = k.gridY;
@@ -121,30 +168,47 @@ void CuptiDecoder::DecodeKernel(const CUpti_ActivityKernel10& k) {
   a.kernel.static_shared_bytes = ClampU32(k.staticSharedMemory);
   a.kernel.dynamic_shared_bytes = ClampU32(k.dynamicSharedMemory);
   a.kernel.registers_per_thread = k.registersPerThread;
-  Keep(a);
+  Emit(&a);
 }
 
 // Memcpy6 and MemcpyPtoP4 share every field we keep.
 template <typename CopyRecord>
 void CuptiDecoder::DecodeCopy(const CopyRecord& m) {
-  if (Discarded(m.correlationId) || !Room()) return;
   GpuActivity a = Common(ActivityKind::kMemcpy, m.start, m.end, m.deviceId, m.contextId, m.streamId,
                          m.correlationId, m.graphId, m.graphNodeId);
+  NoteDeviceLaunched(&a, IsDeviceLaunched(m));
+  if (!Admit(a)) return;
   a.copy.bytes = m.bytes;
   a.copy.direction = ToDirection(m.copyKind);
   a.copy.src_kind = ToMemoryKind(m.srcKind);
   a.copy.dst_kind = ToMemoryKind(m.dstKind);
-  Keep(a);
+  Emit(&a);
 }
 
 void CuptiDecoder::DecodeMemset(const CUpti_ActivityMemset4& m) {
-  if (Discarded(m.correlationId) || !Room()) return;
   GpuActivity a = Common(ActivityKind::kMemset, m.start, m.end, m.deviceId, m.contextId, m.streamId,
                          m.correlationId, m.graphId, m.graphNodeId);
+  NoteDeviceLaunched(&a, m.isDeviceLaunched);
+  if (!Admit(a)) return;
   a.fill.bytes = m.bytes;
   a.fill.value = m.value;
   a.fill.memory_kind = ToMemoryKind(m.memoryKind);
-  Keep(a);
+  Emit(&a);
+}
+
+void CuptiDecoder::NoteDeviceLaunched(GpuActivity* a, uint8_t is_device_launched) {
+  if (is_device_launched == 0) return;
+  a->device_launched = 1;
+  ++device_graphs_.device_launched_records;
+}
+
+void CuptiDecoder::DecodeDeviceGraphTrace(const CUpti_ActivityDeviceGraphTrace& g) {
+  ++device_graphs_.device_graph_traces;
+  const uint32_t mode = g.deviceLaunchMode < device_graphs_.device_graph_traces_by_mode.size()
+                            ? g.deviceLaunchMode
+                            : 0;
+  ++device_graphs_.device_graph_traces_by_mode[mode];
+  if (g.end > g.start) device_graphs_.device_graph_trace_ns += g.end - g.start;
 }
 
 void CuptiDecoder::DecodeApi(const CUpti_ActivityAPI& r, ApiDomain domain) {

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstring>
 #include <string>
 
@@ -244,6 +245,75 @@ TEST_F(DecoderTest, OnlyKeptCorrelationsAreKept) {
   EXPECT_FALSE(guards.Contains(42));
   EXPECT_TRUE(guards.Contains(42 + CorrelationSet::kSlots));
   EXPECT_FALSE(guards.Contains(0));
+}
+
+// ---- Device-launched graphs (cudaGraphInstantiateFlagDeviceLaunch) ----
+
+// The CUDA 13.0 header's layout, which a synthetic record below relies on.
+static_assert(sizeof(CUpti_ActivityDeviceGraphTrace) == 56);
+static_assert(offsetof(CUpti_ActivityDeviceGraphTrace, start) == 8);
+static_assert(offsetof(CUpti_ActivityDeviceGraphTrace, graphId) == 24);
+static_assert(offsetof(CUpti_ActivityDeviceGraphTrace, launcherGraphId) == 28);
+static_assert(offsetof(CUpti_ActivityDeviceGraphTrace, deviceLaunchMode) == 32);
+static_assert(offsetof(CUpti_ActivityDeviceGraphTrace, streamId) == 40);
+
+TEST_F(DecoderTest, DeviceLaunchedRecordsAreMarkedAndCounted) {
+  static const char kName[] = "device_node";
+  auto k = MakeKernel(kName, 9, (uint64_t{9} << 32) | 1);
+  k.isDeviceLaunched = 1;
+  k.correlationId = 0;
+  decoder_.Decode(reinterpret_cast<CUpti_Activity*>(&k));
+  auto host = MakeKernel(kName, 5, uint64_t{5} << 32);
+  decoder_.Decode(reinterpret_cast<CUpti_Activity*>(&host));
+  CUpti_ActivityMemset4 m;
+  std::memset(&m, 0, sizeof(m));
+  m.kind = CUPTI_ACTIVITY_KIND_MEMSET;
+  m.start = 10;
+  m.end = 20;
+  m.isDeviceLaunched = 1;
+  decoder_.Decode(reinterpret_cast<CUpti_Activity*>(&m));
+  CUpti_ActivityMemcpy6 c;
+  std::memset(&c, 0, sizeof(c));
+  c.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+  c.start = 10;
+  c.end = 20;
+  c.isDeviceLaunched = 1;
+  decoder_.Decode(reinterpret_cast<CUpti_Activity*>(&c));
+  ASSERT_EQ(trace_.gpu.size(), 4u);
+  EXPECT_EQ(trace_.gpu[0].device_launched, 1u);
+  EXPECT_EQ(trace_.gpu[1].device_launched, 0u);
+  EXPECT_EQ(trace_.gpu[2].device_launched, 1u);
+  EXPECT_EQ(trace_.gpu[3].device_launched, 1u);
+  EXPECT_EQ(decoder_.device_graph_counts().device_launched_records, 3u);
+}
+
+TEST_F(DecoderTest, DeviceGraphTraceRecordsAreCountedByLaunchMode) {
+  // Byte for byte as CUPTI lays it out (offsets checked above), not through the struct's names.
+  alignas(8) unsigned char raw[sizeof(CUpti_ActivityDeviceGraphTrace)] = {};
+  auto put32 = [&](size_t at, uint32_t v) { std::memcpy(raw + at, &v, 4); };
+  auto put64 = [&](size_t at, uint64_t v) { std::memcpy(raw + at, &v, 8); };
+  put32(0, CUPTI_ACTIVITY_KIND_DEVICE_GRAPH_TRACE);
+  put64(8, 1000);   // start
+  put64(16, 1600);  // end
+  put32(24, 7);     // graphId
+  put32(28, 3);     // launcherGraphId
+  const uint32_t modes[] = {CUPTI_DEVICE_GRAPH_LAUNCH_MODE_TAIL,
+                            CUPTI_DEVICE_GRAPH_LAUNCH_MODE_TAIL,
+                            CUPTI_DEVICE_GRAPH_LAUNCH_MODE_FIRE_AND_FORGET,
+                            CUPTI_DEVICE_GRAPH_LAUNCH_MODE_FIRE_AND_FORGET_AS_SIBLING, 99};
+  for (uint32_t mode : modes) {
+    put32(32, mode);
+    EXPECT_TRUE(decoder_.Decode(reinterpret_cast<const CUpti_Activity*>(raw)));
+  }
+  const auto& c = decoder_.device_graph_counts();
+  EXPECT_EQ(c.device_graph_traces, 5u);
+  EXPECT_EQ(c.device_graph_traces_by_mode[0], 1u);  // 99: unknown
+  EXPECT_EQ(c.device_graph_traces_by_mode[1], 1u);
+  EXPECT_EQ(c.device_graph_traces_by_mode[2], 2u);
+  EXPECT_EQ(c.device_graph_traces_by_mode[3], 1u);
+  EXPECT_EQ(c.device_graph_trace_ns, 5u * 600u);
+  EXPECT_EQ(trace_.drops.unknown_records, 0u);
+  EXPECT_EQ(trace_.gpu.size(), 0u);
 }
 
 }  // namespace

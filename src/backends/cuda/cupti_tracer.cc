@@ -126,8 +126,14 @@ Status CuptiTracer::StartCollection(const TracerOptions& options) {
   const bool dags = options.graph_attribution && Driver().can_read_graphs();
   if (dags) graph_callbacks_->RecordDags(graph_dags());
   set_records_graph_dags(dags);
+  // Conditional bodies in sampled mode: kept with their launch where its DAG proves which launch
+  // ran them (conditional_bodies.h); without DAGs every body is withheld and counted.
+  if (sampler_ != nullptr) {
+    lead_proofs_ = std::make_unique<ExecIdBits>();
+    if (dags) graph_callbacks_->ProveBodyOwners(lead_proofs_.get());
+  }
   decoder_.emplace(&trace(), options.max_events, &ApiNameFromCupti);
-  decoder_->KeepOnly(kept_.get());
+  decoder_->KeepOnly(kept_.get(), lead_proofs_.get());
   set_stage(stage_.get());
 
   Status s = Subscribe(options);
@@ -182,6 +188,11 @@ Status CuptiTracer::Subscribe(const TracerOptions& options) {
                              "cuptiSetThreadIdType"));
   RETURN_IF_ERROR(CheckCupti(cuptiActivityRegisterCallbacks(&BufferRequested, &BufferCompleted),
                              "cuptiActivityRegisterCallbacks"));
+  // Device-launched graphs' records (cupti_activity.h: before CUDA initialises; measured on the
+  // H100 with CUDA 13.0: accepted before, in InitializeInjection and late alike, and no per-node
+  // record of a device-launched graph came either way). Asked for anyway: a CUPTI or GPU that
+  // delivers them marks them isDeviceLaunched, and the header counts them.
+  device_graph_requested_ = cuptiActivityEnableDeviceGraph(1) == CUPTI_SUCCESS;
   // Sampling: the device and API kinds are switched on around sampled launches only.
   std::vector<CUpti_ActivityKind> kinds = {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
   if (sampled_ == nullptr) {
@@ -217,6 +228,8 @@ Status CuptiTracer::StopCollection() {
   Status flushed =
       CheckCupti(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
   Unsubscribe();
+  // Every record is in: the conditional bodies still waiting for evidence are decided now.
+  DecodeBatch([&] { decoder_->SettleBodies(); });
   // Records dropped with no context/stream to report them against; asked with no lock held.
   size_t dropped = 0;
   if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS) {
@@ -233,8 +246,16 @@ Status CuptiTracer::StopCollection() {
 void CuptiTracer::AddCounters(Trace* trace, bool at_stop) {
   trace->drops.buffers_refused += pool_->refused();
   graph_callbacks_->AddCounters(trace);
+  AddDeviceGraphCounters(trace);
   if (sampler_ != nullptr) trace->sampling = SamplingOf(*sampler_);
-  if (!at_stop) return;
+  if (!at_stop) {
+    // A window: bodies still held for evidence are in a later window or the trace at Stop().
+    if (const ConditionalBodies* b = decoder_->bodies(); b != nullptr && b->pending() > 0) {
+      trace->counters.emplace_back("sampling_body_records_pending",
+                                   static_cast<int64_t>(b->pending()));
+    }
+    return;
+  }
   trace->counters.emplace_back("activity_buffers_allocated",
                                static_cast<int64_t>(pool_->allocated()));
   // Buffers handed out past the bound because this CUPTI cannot take a refusal (before 27).
@@ -250,11 +271,53 @@ void CuptiTracer::AddCounters(Trace* trace, bool at_stop) {
                                  static_cast<int64_t>(c.graph_overlaps + c.plain_overlaps));
     trace->counters.emplace_back("sampling_records_discarded",
                                  static_cast<int64_t>(decoder_->discarded()));
+    AddBodyCounters(trace);
     if (c.untracked_execs > 0) {
       trace->counters.emplace_back("sampling_untracked_exec_launches",
                                    static_cast<int64_t>(c.untracked_execs));
     }
   }
+}
+
+// Device-launched graphs: whether CUPTI was asked for their records, whether any per-node record
+// of one came (none does on Hopper with CUDA 13.0: README, "What CUPTI cannot see"), and the
+// per-execution records of CUPTI_ACTIVITY_KIND_DEVICE_GRAPH_TRACE by launch mode.
+void CuptiTracer::AddDeviceGraphCounters(Trace* trace) const {
+  const CuptiDecoder::DeviceGraphCounts& c = decoder_->device_graph_counts();
+  auto add = [trace](const char* name, uint64_t n) {
+    trace->counters.emplace_back(name, static_cast<int64_t>(n));
+  };
+  add("device_graph_collection_requested", device_graph_requested_ ? 1 : 0);
+  add("device_graph_node_tracing", c.device_launched_records > 0 ? 1 : 0);
+  add("device_launched_records", c.device_launched_records);
+  if (c.device_graph_traces == 0) return;
+  add("device_graph_traces", c.device_graph_traces);
+  add("device_graph_traces_fire_and_forget", c.device_graph_traces_by_mode[1]);
+  add("device_graph_traces_tail", c.device_graph_traces_by_mode[2]);
+  add("device_graph_traces_sibling", c.device_graph_traces_by_mode[3]);
+  add("device_graph_traces_unknown_mode", c.device_graph_traces_by_mode[0]);
+  add("device_graph_trace_ns", c.device_graph_trace_ns);
+}
+
+// Conditional bodies' correlation-0 records in sampled mode (conditional_bodies.h): kept with a
+// kept launch, discarded with a guard or an overlap (also in sampling_records_discarded), or
+// withheld, by reason. Written when any was seen.
+void CuptiTracer::AddBodyCounters(Trace* trace) const {
+  const ConditionalBodies* b = decoder_->bodies();
+  if (b == nullptr) return;
+  const ConditionalBodies::Counts& c = b->counts();
+  const uint64_t withheld =
+      c.withheld_unproven + c.withheld_no_launch + c.withheld_forgotten + c.withheld_pending_full;
+  if (c.kept + c.discarded + withheld == 0) return;
+  auto add = [trace](const char* name, uint64_t n) {
+    trace->counters.emplace_back(name, static_cast<int64_t>(n));
+  };
+  add("sampling_body_records_kept", c.kept);
+  add("sampling_body_records_discarded", c.discarded);
+  add("sampling_body_records_withheld_unproven", c.withheld_unproven);
+  add("sampling_body_records_withheld_no_launch", c.withheld_no_launch);
+  add("sampling_body_records_withheld_forgotten", c.withheld_forgotten);
+  add("sampling_body_records_withheld_pending_full", c.withheld_pending_full);
 }
 
 void CuptiTracer::Describe(Trace* trace) { CollectEnvironment(trace); }

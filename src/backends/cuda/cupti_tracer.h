@@ -33,6 +33,8 @@ class CuptiTracer final : public BackendTracer {
   Status StopCollection() override;
   void AddCounters(Trace* trace, bool at_stop) override;
   void Describe(Trace* trace) override;
+  void AddBodyCounters(Trace* trace) const;
+  void AddDeviceGraphCounters(Trace* trace) const;
 
   static void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);
   static void CUPTIAPI BufferCompleted(CUcontext ctx, uint32_t stream_id, uint8_t* buffer,
@@ -50,6 +52,9 @@ class CuptiTracer final : public BackendTracer {
   std::unique_ptr<LaunchSampler> sampler_;
   std::unique_ptr<SampledActivity> sampled_;
   std::unique_ptr<CorrelationSet> kept_;  // picked launches: only their records are kept
+  // Sampling with exec DAGs: which execs prove their conditional bodies' launch.
+  std::unique_ptr<ExecIdBits> lead_proofs_;
+  bool device_graph_requested_ = false;  // cuptiActivityEnableDeviceGraph(1) succeeded
   std::unique_ptr<GraphCallbacks> graph_callbacks_;
   CUpti_SubscriberHandle subscriber_ = nullptr;
   std::vector<CUpti_ActivityKind> enabled_;

@@ -234,4 +234,27 @@ GraphDag BuildExecDag(uint32_t exec_id, const TemplateGraph& graph,
   return dag;
 }
 
+GraphDag TemplateShape(const TemplateGraph& graph) {
+  GraphDag dag;
+  std::unordered_map<CUgraphNode, uint64_t> id;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) id.emplace(graph.nodes[i].node, i + 1);
+  auto id_of = [&](CUgraphNode n) {
+    auto it = n != nullptr ? id.find(n) : id.end();
+    return it != id.end() ? it->second : uint64_t{0};
+  };
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const TemplateGraph::Node& n = graph.nodes[i];
+    // A parent not among the nodes: still not top level.
+    const uint64_t parent = n.parent == nullptr ? 0 : id_of(n.parent);
+    dag.nodes.push_back(
+        {i + 1, n.type, n.parent != nullptr && parent == 0 ? ~uint64_t{0} : parent});
+  }
+  for (const TemplateGraph::Edge& e : graph.edges) {
+    const uint64_t from = id_of(e.from), to = id_of(e.to);
+    if (from != 0 && to != 0) dag.edges.push_back({from, to, e.type});
+  }
+  dag.complete = !graph.bodies_unread;
+  return dag;
+}
+
 }  // namespace nodescope::cupti

@@ -51,4 +51,9 @@ DagEdgeType DagTypeOf(const CUgraphEdgeData& edge);
 GraphDag BuildExecDag(uint32_t exec_id, const TemplateGraph& graph,
                       std::vector<std::pair<CUgraphNode, uint64_t>> clones);
 
+// The template's shape as a DAG whose node ids are the template's node indices + 1 (no clone
+// needed): what a property of the nodes' types and order alone is decided on (e.g. sampled
+// mode's ProvesBodyOwner, conditional_bodies.h), whichever nodes CUPTI reported cloned.
+GraphDag TemplateShape(const TemplateGraph& graph);
+
 }  // namespace nodescope::cupti

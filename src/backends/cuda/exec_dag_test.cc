@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "backends/cuda/conditional_bodies.h"
+
 namespace nodescope::cupti {
 namespace {
 
@@ -134,6 +136,30 @@ TEST(DagTypeOf, EdgePorts) {
   EXPECT_EQ(DagTypeOf(e), DagEdgeType::kLaunchOrder);
   EXPECT_EQ(DagTypeOf(CU_GRAPH_NODE_TYPE_CONDITIONAL), DagNodeType::kConditional);
   EXPECT_STREQ(DagNodeTypeName(DagTypeOf(CU_GRAPH_NODE_TYPE_GRAPH)), "child_graph");
+}
+
+TEST(TemplateShape, NeedsNoClonesAndFeedsTheBodyProof) {
+  // reset -> WHILE -> k, no clone reported for any node (BuildExecDag would drop them all).
+  TemplateGraph g;
+  g.nodes = {{H(1), DagNodeType::kKernel, nullptr},
+             {H(2), DagNodeType::kConditional, nullptr},
+             {H(3), DagNodeType::kKernel, nullptr},
+             {H(4), DagNodeType::kKernel, H(9)}};  // in a body whose node is not listed
+  g.edges = {{H(1), H(2), DagEdgeType::kFull}, {H(2), H(3), DagEdgeType::kFull}};
+  g.bodies_unread = true;
+  GraphDag shape = TemplateShape(g);
+  ASSERT_EQ(shape.nodes.size(), 4u);
+  EXPECT_EQ(shape.nodes[1].node_id, 2u);
+  EXPECT_EQ(shape.nodes[1].type, DagNodeType::kConditional);
+  EXPECT_NE(shape.nodes[3].parent_id, 0u);  // not top level, though its parent is unknown
+  ASSERT_EQ(shape.edges.size(), 2u);
+  EXPECT_EQ(shape.edges[0].from, 1u);
+  EXPECT_EQ(shape.edges[0].to, 2u);
+  EXPECT_FALSE(shape.complete);
+  EXPECT_TRUE(ProvesBodyOwner(shape));
+  EXPECT_TRUE(BuildExecDag(7, g, {}).nodes.empty());
+  g.edges = {{H(2), H(1), DagEdgeType::kFull}};  // the conditional first
+  EXPECT_FALSE(ProvesBodyOwner(TemplateShape(g)));
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 // CUPTI graph callbacks -> attribution lifecycle events.
 #include "backends/cuda/graph_callbacks.h"
 
+#include <charconv>
+#include <cstddef>
+#include <cstring>
 #include <utility>
 
 #include "backends/cuda/cuda_driver.h"
@@ -55,6 +58,7 @@ GraphApiKind ClassifyGraphApi(std::string_view name) {
   if (starts("cuGraphNodeSetEnabled") || starts("cudaGraphNodeSetEnabled")) {
     return GraphApiKind::kChangesExec;
   }
+  if (starts("cudaGraphUpload") || starts("cuGraphUpload")) return GraphApiKind::kUploadsExec;
   if ((starts("cuGraphExec") || starts("cudaGraphExec")) &&
       (has("SetParams") || has("Update") || has("SetEvent"))) {
     return GraphApiKind::kChangesExec;
@@ -75,6 +79,68 @@ GraphApiKind ClassifyLaunchApi(std::string_view name) {
   return GraphApiKind::kNone;
 }
 
+// The flags' place, checked against CUDA 13.0's params structs: two pointers, then the flags or
+// a pointer to a struct whose first member is the flags.
+static_assert(offsetof(cudaGraphInstantiate_v12000_params, flags) == 2 * sizeof(void*));
+static_assert(offsetof(cudaGraphInstantiateWithFlags_v11040_params, flags) == 2 * sizeof(void*));
+static_assert(offsetof(cuGraphInstantiateWithFlags_params, flags) == 2 * sizeof(void*));
+static_assert(offsetof(cudaGraphInstantiateWithParams_v12000_params, instantiateParams) ==
+              2 * sizeof(void*));
+static_assert(offsetof(cuGraphInstantiateWithParams_params, instantiateParams) ==
+              2 * sizeof(void*));
+static_assert(offsetof(cudaGraphInstantiateParams, flags) == 0);
+static_assert(offsetof(CUDA_GRAPH_INSTANTIATE_PARAMS, flags) == 0);
+static_assert(static_cast<int>(cudaGraphInstantiateFlagDeviceLaunch) ==
+              static_cast<int>(CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH));
+static_assert(static_cast<int>(cudaGraphInstantiateFlagUpload) ==
+              static_cast<int>(CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD));
+
+InstantiateFlagsAt InstantiateFlagsPlace(std::string_view name) {
+  const std::string_view bare = StripApiVersionSuffix(name);
+  auto starts = [&](std::string_view p) { return bare.substr(0, p.size()) == p; };
+  if (starts("cudaGraphInstantiateWithParams") || starts("cuGraphInstantiateWithParams")) {
+    return InstantiateFlagsAt::kParamsStruct;
+  }
+  if (starts("cudaGraphInstantiateWithFlags") || starts("cuGraphInstantiateWithFlags")) {
+    return InstantiateFlagsAt::kThirdParam;
+  }
+  // cudaGraphInstantiate took (exec, graph, error node, log, size) until CUDA 12's _v12000.
+  if (bare == "cudaGraphInstantiate" || bare == "cudaGraphInstantiate_ptsz") {
+    const size_t v = name.rfind("_v");
+    uint32_t version = 0;
+    if (v != std::string_view::npos) {
+      std::from_chars(name.data() + v + 2, name.data() + name.size(), version);
+    }
+    return version >= 12000 ? InstantiateFlagsAt::kThirdParam : InstantiateFlagsAt::kNone;
+  }
+  return InstantiateFlagsAt::kNone;
+}
+
+uint64_t InstantiateFlags(InstantiateFlagsAt at, const void* params) {
+  if (params == nullptr || at == InstantiateFlagsAt::kNone) return 0;
+  const auto* third = static_cast<const unsigned char*>(params) + 2 * sizeof(void*);
+  uint64_t flags = 0;
+  if (at == InstantiateFlagsAt::kThirdParam) {
+    std::memcpy(&flags, third, sizeof(flags));
+    return flags;
+  }
+  const void* p = nullptr;
+  std::memcpy(&p, third, sizeof(p));
+  if (p != nullptr) std::memcpy(&flags, p, sizeof(flags));
+  return flags;
+}
+
+void GraphCallbacks::NoteInstantiated(uint32_t exec_id, uint64_t flags) {
+  if ((flags & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH) == 0) return;
+  Bump(counts_.device_launch_execs);
+  device_launch_execs_.Set(exec_id, true);
+  if ((flags & CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD) != 0) Bump(counts_.device_launch_uploads);
+}
+
+void GraphCallbacks::NoteUploaded(uint32_t exec_id) {
+  if (device_launch_execs_.Has(exec_id)) Bump(counts_.device_launch_uploads);
+}
+
 Status GraphCallbacks::Enable(CUpti_SubscriberHandle subscriber) {
   RETURN_IF_ERROR(CheckCupti(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE),
                              "cuptiEnableDomain(RESOURCE)"));
@@ -93,20 +159,27 @@ Status GraphCallbacks::Enable(CUpti_SubscriberHandle subscriber) {
       GraphApiKind kind = ClassifyGraphApi(name);
       if (kind == GraphApiKind::kNone && sampler_ != nullptr) kind = ClassifyLaunchApi(name);
       if (kind == GraphApiKind::kNone) continue;
+      const std::string_view bare = StripApiVersionSuffix(name);
+      if (bare == "cudaGraphNodeSetEnabled" || bare == "cuGraphNodeSetEnabled") {
+        set_enabled_calls_.emplace_back(d.domain, cbid);
+      }
       RETURN_IF_ERROR(
           CheckCupti(cuptiEnableCallback(1, subscriber, d.domain, cbid), "cuptiEnableCallback"));
-      ListenTo(d.domain, cbid, kind);
+      ListenTo(d.domain, cbid, kind, InstantiateFlagsPlace(name));
     }
   }
   return OkStatus();
 }
 
-void GraphCallbacks::ListenTo(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                              GraphApiKind kind) {
-  std::vector<GraphApiKind>& kinds =
-      domain == CUPTI_CB_DOMAIN_RUNTIME_API ? runtime_api_kind_ : driver_api_kind_;
+void GraphCallbacks::ListenTo(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, GraphApiKind kind,
+                              InstantiateFlagsAt flags_at) {
+  const bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+  std::vector<GraphApiKind>& kinds = runtime ? runtime_api_kind_ : driver_api_kind_;
   if (kinds.size() <= cbid) kinds.resize(cbid + 1, GraphApiKind::kNone);
   kinds[cbid] = kind;
+  std::vector<InstantiateFlagsAt>& at = runtime ? runtime_flags_at_ : driver_flags_at_;
+  if (at.size() <= cbid) at.resize(cbid + 1, InstantiateFlagsAt::kNone);
+  at[cbid] = flags_at;
 }
 
 void GraphCallbacks::OnGraphNode(CUpti_CallbackId cbid, const CUpti_GraphData& g) {
@@ -219,7 +292,10 @@ void GraphCallbacks::OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
     t_window_open = false;
     window_->End();
   }
-  if (kind != GraphApiKind::kCreatesExec && kind != GraphApiKind::kChangesExec) return;
+  if (kind != GraphApiKind::kCreatesExec && kind != GraphApiKind::kChangesExec &&
+      kind != GraphApiKind::kUploadsExec) {
+    return;
+  }
   // cudaError_t and CUresult are both int-sized enums where 0 means success.
   if (data.functionReturnValue == nullptr ||
       *static_cast<const int*>(data.functionReturnValue) != 0 || data.functionParams == nullptr) {
@@ -232,11 +308,24 @@ void GraphCallbacks::OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                          : static_cast<CUgraphExec>(first);
   uint32_t exec_id = 0;
   if (exec == nullptr || cuptiGetGraphExecId(exec, &exec_id) != CUPTI_SUCCESS) return;
-  if (kind == GraphApiKind::kCreatesExec) {
+  if (kind == GraphApiKind::kUploadsExec) {
+    NoteUploaded(exec_id);
+  } else if (kind == GraphApiKind::kCreatesExec) {
+    const std::vector<InstantiateFlagsAt>& at =
+        domain == CUPTI_CB_DOMAIN_RUNTIME_API ? runtime_flags_at_ : driver_flags_at_;
+    NoteInstantiated(exec_id,
+                     InstantiateFlags(cbid < at.size() ? at[cbid] : InstantiateFlagsAt::kNone,
+                                      data.functionParams));
     stage_->ExecCreated(exec_id, data.correlationId);
     if (dags_ != nullptr && exec_template != nullptr) RecordDag(exec_id, exec_template, clones);
   } else {
     stage_->ExecChanged(exec_id, data.correlationId);
+    // A disabled kernel, copy or fill may have been a conditional node's recorded lead.
+    if (proofs_ != nullptr) {
+      for (const auto& [d, c] : set_enabled_calls_) {
+        if (d == domain && c == cbid) proofs_->Set(exec_id, false);
+      }
+    }
   }
 }
 
@@ -246,10 +335,14 @@ void GraphCallbacks::RecordDag(uint32_t exec_id, CUgraph exec_template,
   Status read = ReadTemplateGraph(Driver(), exec_template, &graph);
   if (!read.ok()) {
     dags_->CountUnreadable();
+    if (proofs_ != nullptr) proofs_->Set(exec_id, false);
     NODESCOPE_WARN_ONCE("graph_dag_unreadable", "an exec's DAG could not be read: %s",
                         read.message().c_str());
     return;
   }
+  // Decided on the template's own shape: a conditional node CUPTI did not report cloned would
+  // be spliced out of the exec's DAG.
+  if (proofs_ != nullptr) proofs_->Set(exec_id, ProvesBodyOwner(TemplateShape(graph)));
   dags_->Add(BuildExecDag(exec_id, graph, std::move(clones)));
 }
 
@@ -289,6 +382,8 @@ void GraphCallbacks::AddCounters(Trace* trace) const {
   add("graph_nodes_cloned", counts_.nodes_cloned);
   add("graph_nodes_updated", counts_.nodes_updated);
   add("graph_node_params_set", counts_.node_params_set);
+  add("device_launch_execs_created", counts_.device_launch_execs);
+  add("device_launch_exec_uploads", counts_.device_launch_uploads);
 }
 
 }  // namespace nodescope::cupti

@@ -133,5 +133,70 @@ TEST(GraphCallbacksSampling, LaunchesDuringAnOpenWindowHoldItAndAreNotKept) {
   EXPECT_GT(kept_ids, 20);
 }
 
+// ---- Device-launched graphs: what the callbacks see of them ----
+
+TEST(ClassifyGraphApi, UploadsAreTheirOwnKind) {
+  for (const char* name : {"cudaGraphUpload_v10000", "cudaGraphUpload_ptsz_v10000", "cuGraphUpload",
+                           "cuGraphUpload_ptsz"}) {
+    EXPECT_EQ(ClassifyGraphApi(name), GraphApiKind::kUploadsExec) << name;
+  }
+}
+
+TEST(InstantiateFlags, PlaceByNameAndVersion) {
+  EXPECT_EQ(InstantiateFlagsPlace("cudaGraphInstantiate_v12000"), InstantiateFlagsAt::kThirdParam);
+  EXPECT_EQ(InstantiateFlagsPlace("cudaGraphInstantiate_ptsz_v12000"),
+            InstantiateFlagsAt::kThirdParam);
+  EXPECT_EQ(InstantiateFlagsPlace("cudaGraphInstantiate_v10000"), InstantiateFlagsAt::kNone);
+  EXPECT_EQ(InstantiateFlagsPlace("cudaGraphInstantiateWithFlags_v11040"),
+            InstantiateFlagsAt::kThirdParam);
+  EXPECT_EQ(InstantiateFlagsPlace("cuGraphInstantiateWithFlags"), InstantiateFlagsAt::kThirdParam);
+  EXPECT_EQ(InstantiateFlagsPlace("cudaGraphInstantiateWithParams_ptsz_v12000"),
+            InstantiateFlagsAt::kParamsStruct);
+  EXPECT_EQ(InstantiateFlagsPlace("cuGraphInstantiateWithParams"),
+            InstantiateFlagsAt::kParamsStruct);
+  EXPECT_EQ(InstantiateFlagsPlace("cuGraphInstantiate_v2"), InstantiateFlagsAt::kNone);
+  EXPECT_EQ(InstantiateFlagsPlace("cudaGraphLaunch_v10000"), InstantiateFlagsAt::kNone);
+}
+
+TEST(InstantiateFlags, ReadFromTheCallsParams) {
+  cudaGraphInstantiate_v12000_params rt{};
+  rt.flags = cudaGraphInstantiateFlagDeviceLaunch;
+  EXPECT_EQ(InstantiateFlags(InstantiateFlagsAt::kThirdParam, &rt), 4u);
+  cuGraphInstantiateWithFlags_params drv{};
+  drv.flags = CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH | CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD;
+  EXPECT_EQ(InstantiateFlags(InstantiateFlagsAt::kThirdParam, &drv), 6u);
+  cudaGraphInstantiateParams ip{};
+  ip.flags = cudaGraphInstantiateFlagDeviceLaunch;
+  cudaGraphInstantiateWithParams_v12000_params with{};
+  with.instantiateParams = &ip;
+  EXPECT_EQ(InstantiateFlags(InstantiateFlagsAt::kParamsStruct, &with), 4u);
+  with.instantiateParams = nullptr;
+  EXPECT_EQ(InstantiateFlags(InstantiateFlagsAt::kParamsStruct, &with), 0u);
+  EXPECT_EQ(InstantiateFlags(InstantiateFlagsAt::kNone, &rt), 0u);
+  EXPECT_EQ(InstantiateFlags(InstantiateFlagsAt::kThirdParam, nullptr), 0u);
+}
+
+int64_t CounterOf(const Trace& t, const std::string& name) {
+  for (const auto& [n, v] : t.counters) {
+    if (n == name) return v;
+  }
+  return -1;
+}
+
+TEST(GraphCallbacksDeviceLaunch, ExecsAndTheirUploadsAreCounted) {
+  std::unique_ptr<AttributionStage> stage = MakeNativeIdStage(true);
+  GraphCallbacks cb(stage.get());
+  cb.NoteInstantiated(3, 0);  // host-launched
+  cb.NoteInstantiated(4, cudaGraphInstantiateFlagDeviceLaunch);
+  cb.NoteInstantiated(5, cudaGraphInstantiateFlagDeviceLaunch | cudaGraphInstantiateFlagUpload);
+  cb.NoteUploaded(3);  // not a device-launch exec
+  cb.NoteUploaded(4);
+  cb.NoteUploaded(4);
+  Trace t;
+  cb.AddCounters(&t);
+  EXPECT_EQ(CounterOf(t, "device_launch_execs_created"), 2);
+  EXPECT_EQ(CounterOf(t, "device_launch_exec_uploads"), 3);  // two calls, one instantiate flag
+}
+
 }  // namespace
 }  // namespace nodescope::cupti
