@@ -128,6 +128,8 @@ struct Manifest {
   std::vector<std::pair<std::string, std::string>> changed;
   std::vector<std::string> covers, no_records;
   bool device_launched = false;
+  std::vector<std::string> device_labels;  // the records a device-launched graph makes
+  int device_execs = 0;                    // execs instantiated for device launch
   std::string skipped;
 
   // `replays` replays of `per`, launched `launches` times from the host (replays unless a
@@ -163,6 +165,10 @@ struct Manifest {
       s += std::string(i ? "," : "") + "\"" + no_records[i] + "\"";
     s += "],\"device_launched\":";
     s += device_launched ? "true" : "false";
+    s += ",\"device_execs\":" + std::to_string(device_execs) + ",\"device_labels\":[";
+    for (size_t i = 0; i < device_labels.size(); ++i)
+      s += std::string(i ? "," : "") + "\"" + device_labels[i] + "\"";
+    s += "]";
     s += ",\"skipped\":\"" + skipped + "\"}";
     std::printf("%s\n", s.c_str());
     std::fflush(stdout);
@@ -1033,6 +1039,8 @@ void HostLauncher(Manifest& m, cudaStream_t s, int r, int mode, const char* cove
               {Copy(4096), 1},
               {"tick<0>", 1}});
   m.device_launched = true;
+  m.device_labels = {K(10), Fill(2048), Copy(4096), "tick<0>"};
+  m.device_execs = 1;
   m.covers = {cover};
 }
 void DeviceTail(Manifest& m, cudaStream_t s, int r) {
@@ -1073,6 +1081,8 @@ void DeviceNested(Manifest& m, cudaStream_t s, int r) {
               {Copy(3072), 1},
               {"tick<1>", 1}});
   m.device_launched = true;
+  m.device_labels = {K(12), "launcher<1>", K(20), Fill(1024), Copy(3072), "tick<1>"};
+  m.device_execs = 2;
   m.covers = {"launch:device_nested"};
 }
 
