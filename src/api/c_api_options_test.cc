@@ -76,7 +76,7 @@ class CApiOptionsTest : public ::testing::Test {
 TEST_F(CApiOptionsTest, TheStringsOptionsReachTheBackend) {
   nodescope_session* s = nodescope_start_with_options(
       "backend=fake_sampler; sample=10;sample_burst=2\n max_buffers=8;buffer_size_mb=2;"
-      "disable_graph_attribution=1;");
+      "disable_graph_attribution=1;disable_device_graphs=1");
   ASSERT_NE(s, nullptr) << nodescope_last_error();
   EXPECT_EQ(g_starts, 1);
   EXPECT_EQ(g_started_with.sample_every, 10u);
@@ -84,6 +84,7 @@ TEST_F(CApiOptionsTest, TheStringsOptionsReachTheBackend) {
   EXPECT_EQ(g_started_with.max_buffers, 8u);
   EXPECT_EQ(g_started_with.buffer_bytes, size_t{2} << 20);
   EXPECT_FALSE(g_started_with.graph_attribution);
+  EXPECT_FALSE(g_started_with.device_graphs);
   EXPECT_EQ(nodescope_stop(s), 0);
   nodescope_destroy(s);
 }

@@ -23,6 +23,9 @@ struct TracerOptions {
   // Engine-issued graph keys (src/attribution); NODESCOPE_DISABLE_GRAPH_ATTRIBUTION=1 turns it
   // off and records keep the vendor's native ids (CUPTI's, which alias after exec updates).
   bool graph_attribution = true;
+  // CUDA: cuptiActivityEnableDeviceGraph(1) at start (device-launched graphs' records, where a
+  // CUPTI and GPU give them); NODESCOPE_DISABLE_DEVICE_GRAPHS=1 leaves it off (to measure it).
+  bool device_graphs = true;
   // NODESCOPE_SAMPLE=N (`nodescope run --sample N`): trace about 1 launch in N (every exec's
   // first launch always), with the vendor's activity collection enabled only around those.
   // 1 traces everything. Backends that cannot sample refuse it (Tracer::can_sample()).

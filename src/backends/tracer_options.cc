@@ -13,10 +13,16 @@ namespace {
 
 // Every variable an options string may name, by its key: "NODESCOPE_" + the key in upper case.
 // NODESCOPE_DEBUG_GRAPH_CALLBACKS is not one: the CUDA backend reads it from the environment.
-constexpr std::array<std::string_view, 9> kStringKeys = {
-    "buffer_size_mb", "max_buffers",  "max_events",
-    "sample",         "sample_burst", "disable_graph_attribution",
-    "ring",           "stream",       "capture_every"};
+constexpr std::array<std::string_view, 10> kStringKeys = {"buffer_size_mb",
+                                                          "max_buffers",
+                                                          "max_events",
+                                                          "sample",
+                                                          "sample_burst",
+                                                          "disable_graph_attribution",
+                                                          "disable_device_graphs",
+                                                          "ring",
+                                                          "stream",
+                                                          "capture_every"};
 constexpr std::string_view kVarPrefix = "NODESCOPE_";
 
 std::string_view Env(const char* var) {
@@ -104,6 +110,9 @@ StatusOr<TracerOptions> TracerOptionsFrom(const OptionLookup& lookup) {
   bool disable = false;
   RETURN_IF_ERROR(ReadFlag(lookup, "NODESCOPE_DISABLE_GRAPH_ATTRIBUTION", &disable));
   o.graph_attribution = !disable;
+  bool no_device_graphs = false;
+  RETURN_IF_ERROR(ReadFlag(lookup, "NODESCOPE_DISABLE_DEVICE_GRAPHS", &no_device_graphs));
+  o.device_graphs = !no_device_graphs;
   // Read by the CUDA backend where it is used; checked here so that a bad value is refused
   // before the program starts, as every other variable is.
   bool debug_graph_callbacks = false;

@@ -192,7 +192,8 @@ Status CuptiTracer::Subscribe(const TracerOptions& options) {
   // H100 with CUDA 13.0: accepted before, in InitializeInjection and late alike, and no per-node
   // record of a device-launched graph came either way). Asked for anyway: a CUPTI or GPU that
   // delivers them marks them isDeviceLaunched, and the header counts them.
-  device_graph_requested_ = cuptiActivityEnableDeviceGraph(1) == CUPTI_SUCCESS;
+  device_graph_requested_ =
+      options.device_graphs && cuptiActivityEnableDeviceGraph(1) == CUPTI_SUCCESS;
   // Sampling: the device and API kinds are switched on around sampled launches only.
   std::vector<CUpti_ActivityKind> kinds = {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
   if (sampled_ == nullptr) {
