@@ -148,6 +148,12 @@ def evaluate(trace, manifest, mode, check_ok):
         check(not partial, f"every kept replay whole ({whole} whole, {len(partial)} not"
               + (f"; e.g. correlation {partial[0][0]}: {partial[0][1]}" if partial else "") + ")")
         check(orphans == 0, f"every record belongs to a replay (correlation): {orphans} do not")
+        # Conditional bodies (correlation 0 from CUPTI) are placed by the records; every
+        # conditional here follows a kernel, so none may be withheld (README, "Conditional
+        # bodies").
+        body_withheld = {k: v for k, v in trace.get("nodescope", {}).items()
+                         if k.startswith("sampling_body_records_withheld") and v}
+        check(not body_withheld, f"no conditional body withheld ({body_withheld})")
         check(whole >= 1, f"at least one replay kept ({whole})")
         over = [(kept[shape], ran) for shape, ran in shapes.items() if kept[shape] > ran]
         check(not over, f"no phase kept more replays than it ran (kept, ran: {over})")
@@ -365,6 +371,9 @@ def self_test(args):
     t = sampled(base, drop_corr=(12, 13))
     t["nodescope"]["sampling"]["every"] = 5
     expect(t, "sampled", False, "sampled: the header's rate is not the one asked for")
+    t = sampled(base, drop_corr=(12, 13))
+    t["nodescope"]["sampling_body_records_withheld_unproven"] = 2
+    expect(t, "sampled", False, "sampled: conditional body records withheld")
     fake_matrix(c, here)
     c.finish()
 
