@@ -15,8 +15,8 @@ import urllib.request
 from gpu_common import example, require_python, setup
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "metrics"))
-from metrics_checks import (check, compare_with_nodes, failures, free_port, nodes_of,  # noqa: E402
-                            start_prometheus)
+from metrics_checks import (check, compare_with_nodes, failures, finish, free_port,  # noqa: E402
+                            nodes_of, start_prometheus)
 
 args, tmp = setup()
 require_python("import torch; assert torch.cuda.is_available()", "torch with CUDA")
@@ -69,5 +69,4 @@ try:
 finally:
     prom.terminate()
     prom.wait(timeout=30)
-print(f"gpu_metrics: {len(failures)} checks failed" if failures else "gpu_metrics: all passed")
-sys.exit(1 if failures else 0)
+sys.exit(finish("gpu_metrics"))

@@ -19,7 +19,7 @@ import tempfile
 import threading
 import time
 
-from metrics_checks import check, failures, free_port, nodes_rows
+from metrics_checks import check, finish, free_port, nodes_rows
 
 
 def http_get(port=None, unix=None, timeout=10):
@@ -254,11 +254,7 @@ def main():
         check(p.returncode == 0, f"a forking program: exit {p.returncode} ({err.strip()[-200:]})")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    if failures:
-        print(f"{len(failures)} checks failed")
-        return 1
-    print("metrics cli checks: all passed")
-    return 0
+    return finish("metrics cli")
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ import sys
 import tempfile
 import time
 
-from metrics_checks import (check, compare_with_nodes, failures, free_port, nodes_of,
+from metrics_checks import (check, compare_with_nodes, finish, free_port, nodes_of,
                             promtool_check, query, start_prometheus)
 
 def start_run(args, env, port, trace, sample, ms):
@@ -88,11 +88,7 @@ def main():
         prom.terminate()
         prom.wait(timeout=30)
         shutil.rmtree(tmp, ignore_errors=True)
-    if failures:
-        print(f"{len(failures)} checks failed")
-        return 1
-    print("prometheus checks: all passed")
-    return 0
+    return finish("prometheus")
 
 
 if __name__ == "__main__":

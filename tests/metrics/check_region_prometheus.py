@@ -20,7 +20,7 @@ import sys
 import tempfile
 import time
 
-from metrics_checks import (check, compare_with_nodes, failures, free_port, nodes_of,
+from metrics_checks import (check, compare_with_nodes, finish, free_port, nodes_of,
                             promtool_check, start_prometheus)
 
 
@@ -86,11 +86,7 @@ def main():
         prom.terminate()
         prom.wait(timeout=30)
         shutil.rmtree(tmp, ignore_errors=True)
-    if failures:
-        print(f"{len(failures)} checks failed")
-        return 1
-    print("region prometheus checks: all passed")
-    return 0
+    return finish("region prometheus")
 
 
 if __name__ == "__main__":

@@ -18,6 +18,15 @@ def check(cond, what):
         failures.append(what)
 
 
+def finish(what):
+    """The exit status after every check: says how many failed, or that all passed."""
+    if failures:
+        print(f"{len(failures)} checks failed")
+        return 1
+    print(f"{what} checks: all passed")
+    return 0
+
+
 def free_port():
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
