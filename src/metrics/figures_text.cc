@@ -2,7 +2,9 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <utility>
 #include <vector>
 
 namespace nodescope::metrics {
@@ -98,17 +100,27 @@ std::string EncodeFigures(const ProcessFigures& f) {
   std::string out;
   out += "rank\t";
   Escaped(f.rank, out);
-  out += "\nseen\t" + std::to_string(f.replays_seen) + "\nkept\t" + std::to_string(f.replays_kept) +
-         "\ndropped\t" + std::to_string(f.dropped) + "\n";
+  // Appended piece by piece: g++ 12 -Wrestrict warns on "literal" + std::to_string(...).
+  for (const auto& [key, value] : {std::pair<const char*, uint64_t>{"\nseen\t", f.replays_seen},
+                                   {"\nkept\t", f.replays_kept},
+                                   {"\ndropped\t", f.dropped}}) {
+    out += key;
+    out += std::to_string(value);
+  }
+  out += '\n';
   for (const auto& [reason, n] : f.withheld) {
     out += "withheld\t";
     Escaped(reason, out);
-    out += "\t" + std::to_string(n) + "\n";
+    out += '\t';
+    out += std::to_string(n);
+    out += '\n';
   }
   for (const NodeFigures& n : f.nodes) {
     out += "node\t";
     Escaped(n.graph, out);
-    out += "\t" + std::to_string(n.node) + "\t";
+    out += '\t';
+    out += std::to_string(n.node);
+    out += '\t';
     Escaped(n.kernel, out);
     out += '\t';
     Escaped(n.device, out);
