@@ -160,22 +160,28 @@ bool Provisional(const GpuActivity& a) {
          a.graph_id == SubmissionMatchingStage::kProvisionalGraphId;
 }
 
-// Everything of the window but its GPU records; with `release`, every record is then released.
-void CopyAllButGpu(Trace& live, uint64_t now_ns, bool release, Trace* out) {
+// What every copy of the window takes besides records: strings, devices, counters, drops,
+// sampling, pid, window info, and the window's bounds.
+void CopyHeader(const Trace& live, uint64_t now_ns, Trace* out) {
   out->strings.AssignFrom(live.strings);
-  out->api.AppendFrom(live.api);
-  out->external.AppendFrom(live.external);
   out->devices = live.devices;
-  out->versions = live.versions;
   out->counters = live.counters;
   out->drops = live.drops;
   out->sampling = live.sampling;
   out->pid = live.pid;
-  out->process_name = live.process_name;
-  out->thread_names = live.thread_names;
   out->window = live.window;
   out->start_ns = WindowStartNs(live, now_ns);
   out->end_ns = now_ns;
+}
+
+// Everything of the window but its GPU records; with `release`, every record is then released.
+void CopyAllButGpu(Trace& live, uint64_t now_ns, bool release, Trace* out) {
+  CopyHeader(live, now_ns, out);
+  out->api.AppendFrom(live.api);
+  out->external.AppendFrom(live.external);
+  out->versions = live.versions;
+  out->process_name = live.process_name;
+  out->thread_names = live.thread_names;
   if (release) {
     const uint64_t n = live.gpu.ReleaseAll() + live.api.ReleaseAll() + live.external.ReleaseAll();
     live.window.streamed += n;
@@ -202,15 +208,7 @@ void CopyUnfedGpu(Trace& live, uint64_t now_ns, uint64_t ended_by_ns, size_t* cu
     a.metrics_fed = 1;
   }
   *cursor = first_left != SIZE_MAX ? first_left : live.gpu.size();
-  out->strings.AssignFrom(live.strings);
-  out->devices = live.devices;
-  out->counters = live.counters;
-  out->drops = live.drops;
-  out->sampling = live.sampling;
-  out->pid = live.pid;
-  out->window = live.window;
-  out->start_ns = WindowStartNs(live, now_ns);
-  out->end_ns = now_ns;
+  CopyHeader(live, now_ns, out);
 }
 
 void CopyWindowPart(Trace& live, uint64_t now_ns, size_t max_held_back, Trace* out,

@@ -6,7 +6,6 @@ medians within one bucket of its p50, and `promtool check metrics` passes on a s
 the program runs (tests/metrics/metrics_checks.py, as the CPU tests check). Skipped (77) without
 a GPU, torch or Prometheus."""
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -16,16 +15,11 @@ from gpu_common import example, require_python, setup
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "metrics"))
 from metrics_checks import (check, compare_with_nodes, failures, finish, free_port,  # noqa: E402
-                            nodes_of, start_prometheus)
+                            nodes_of, prometheus_binaries, start_prometheus)
 
 args, tmp = setup()
 require_python("import torch; assert torch.cuda.is_available()", "torch with CUDA")
-path = os.environ.get("NODESCOPE_PROMETHEUS_BIN", "") + os.pathsep + os.environ.get("PATH", "")
-prometheus = shutil.which("prometheus", path=path)
-promtool = shutil.which("promtool", path=path)
-if not prometheus or not promtool:
-    print("SKIP: prometheus or promtool not found (NODESCOPE_PROMETHEUS_BIN or PATH)")
-    sys.exit(77)
+prometheus, promtool = prometheus_binaries()
 
 replays = int(os.environ.get("NODESCOPE_METRICS_REPLAYS", "12000"))
 port = free_port()

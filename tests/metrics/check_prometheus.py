@@ -19,7 +19,7 @@ import tempfile
 import time
 
 from metrics_checks import (check, compare_with_nodes, finish, free_port, nodes_of,
-                            promtool_check, query, start_prometheus)
+                            prometheus_binaries, promtool_check, query, start_prometheus)
 
 def start_run(args, env, port, trace, sample, ms):
     cmd = [args.nodescope, "run", "--backend", "rocm", "--metrics", f"127.0.0.1:{port}",
@@ -36,11 +36,7 @@ def main():
     ap.add_argument("--program", required=True)
     ap.add_argument("--sim-lib-dir", required=True)
     args = ap.parse_args()
-    prometheus = shutil.which("prometheus")
-    promtool = shutil.which("promtool")
-    if not prometheus or not promtool:
-        print("SKIP: prometheus or promtool not installed (scripts/setup.sh installs them)")
-        return 77
+    prometheus, promtool = prometheus_binaries()
     env = dict(os.environ)
     env["LD_LIBRARY_PATH"] = args.sim_lib_dir + ":" + env.get("LD_LIBRARY_PATH", "")
     env["NODESCOPE_METRICS_INTERVAL_MS"] = "500"

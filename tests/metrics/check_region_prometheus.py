@@ -21,7 +21,7 @@ import tempfile
 import time
 
 from metrics_checks import (check, compare_with_nodes, finish, free_port, nodes_of,
-                            promtool_check, start_prometheus)
+                            prometheus_binaries, promtool_check, start_prometheus)
 
 
 def start(args, env, tmp):
@@ -35,11 +35,7 @@ def main():
     ap.add_argument("--program", required=True)  # sim_region_program
     ap.add_argument("--sim-lib-dir", required=True)
     args = ap.parse_args()
-    prometheus = shutil.which("prometheus")
-    promtool = shutil.which("promtool")
-    if not prometheus or not promtool:
-        print("SKIP: prometheus or promtool not installed (scripts/setup.sh installs them)")
-        return 77
+    prometheus, promtool = prometheus_binaries()
     env = dict(os.environ)
     env["LD_LIBRARY_PATH"] = args.sim_lib_dir + ":" + env.get("LD_LIBRARY_PATH", "")
     for v in ("NODESCOPE_RING", "NODESCOPE_STREAM", "NODESCOPE_CAPTURE_EVERY", "NODESCOPE_OUTPUT",

@@ -3,8 +3,10 @@ list, a free port, `nodescope nodes --json`'s nodes keyed as the metrics label t
 Prometheus server (started on its own config, queried, buckets compared)."""
 import json
 import os
+import shutil
 import socket
 import subprocess
+import sys
 import time
 import urllib.parse
 import urllib.request
@@ -25,6 +27,20 @@ def finish(what):
         return 1
     print(f"{what} checks: all passed")
     return 0
+
+
+def prometheus_binaries():
+    """(prometheus, promtool): from NODESCOPE_PROMETHEUS_BIN (a folder, e.g. Debian's .deb
+    unpacked on a machine without the package) or PATH; the test is skipped (exit 77) without
+    them."""
+    path = os.environ.get("NODESCOPE_PROMETHEUS_BIN", "") + os.pathsep + os.environ.get("PATH", "")
+    prometheus = shutil.which("prometheus", path=path)
+    promtool = shutil.which("promtool", path=path)
+    if not prometheus or not promtool:
+        print("SKIP: prometheus or promtool not installed (scripts/setup.sh installs them, or "
+              "name their folder in NODESCOPE_PROMETHEUS_BIN)")
+        sys.exit(77)
+    return prometheus, promtool
 
 
 def free_port():
