@@ -11,7 +11,13 @@ namespace nodescope {
 
 void NativeIdAttributor::OnExecCreated(uint32_t native_exec_id, uint64_t correlation) {
   std::lock_guard<std::mutex> lock(queue_mu_);
-  queue_.push_back(Event{native_exec_id, correlation});
+  queue_.push_back(Event{native_exec_id, false, correlation, 0});
+  pending_.store(true, std::memory_order_release);
+}
+
+void NativeIdAttributor::OnExecWorkChanged(uint32_t native_exec_id, uint64_t since_ns) {
+  std::lock_guard<std::mutex> lock(queue_mu_);
+  queue_.push_back(Event{native_exec_id, true, 0, since_ns});
   pending_.store(true, std::memory_order_release);
 }
 
@@ -32,6 +38,11 @@ void NativeIdAttributor::Drain() {
 }
 
 void NativeIdAttributor::Apply(const Event& e) {
+  if (e.work_change) {
+    auto [it, inserted] = work_changed_.try_emplace(e.native_id, e.since_ns);
+    if (!inserted && e.since_ns < it->second) it->second = e.since_ns;
+    return;
+  }
   if (created_.try_emplace(e.native_id, e.correlation).second) return;
   // The same id created again: keys of the earlier exec must not pass to this one, and it
   // cannot have another id, so its work is withheld.
@@ -67,6 +78,13 @@ void NativeIdAttributor::AttributeGraphRecord(GpuActivity& a) {
     auto it = reused_.find(graph_id);
     if (it != reused_.end() && a.correlation_id >= it->second) {
       Withhold(a, WithheldReason::kExecIdReused);
+      return;
+    }
+  }
+  if (a.conditional_body != 0 && !work_changed_.empty()) [[unlikely]] {
+    auto it = work_changed_.find(graph_id);
+    if (it != work_changed_.end() && a.start_ns >= it->second) {
+      Withhold(a, WithheldReason::kConditionalBodyChanged);
       return;
     }
   }

@@ -33,6 +33,12 @@ class NativeIdAttributor {
   // In-place change (update, set-params, enable/disable): counted only. Keys do not depend on
   // it: each record carries what it ran.
   void OnExecChanged(uint32_t native_exec_id, uint64_t correlation);
+  // An update or set-params call on the exec that began at `since_ns`: CUPTI reports no change
+  // of a conditional node's body nodes, and was seen (CUDA 13.0, an H100) to name a body kernel
+  // swapped by cudaGraphExecUpdate by its old function. Body records (GpuActivity::
+  // conditional_body) of the exec that start at or after `since_ns` are withheld from then on;
+  // earlier ones ran before the change (launches already made keep what they had).
+  void OnExecWorkChanged(uint32_t native_exec_id, uint64_t since_ns);
 
   // ---- Records, from the one decoding thread. ----
   // Applies lifecycle events queued since the last call. Call once per vendor buffer, before
@@ -61,7 +67,9 @@ class NativeIdAttributor {
  private:
   struct Event {
     uint32_t native_id;
-    uint64_t correlation;
+    bool work_change;      // OnExecWorkChanged, else OnExecCreated
+    uint64_t correlation;  // OnExecCreated's
+    uint64_t since_ns;     // OnExecWorkChanged's
   };
   void AttributeGraphRecord(GpuActivity& a);
   void Withhold(GpuActivity& a, WithheldReason why) {
@@ -85,6 +93,8 @@ class NativeIdAttributor {
   // Exec id -> correlation from which its work is withheld (created a second time).
   std::unordered_map<uint32_t, uint64_t> reused_;
   std::unordered_set<uint32_t> past_limit_;
+  // Exec id -> the earliest start of a work change (OnExecWorkChanged).
+  std::unordered_map<uint32_t, uint64_t> work_changed_;
   NodeKeyTable keys_;
   WithheldCounts withheld_;
 };

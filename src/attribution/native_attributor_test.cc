@@ -188,6 +188,53 @@ TEST(NativeIdAttributor, UpdateToOtherKernelsKeepsGraphIdAndInFlightWork) {
   EXPECT_EQ(engine.withheld().Total(), 0u);
 }
 
+// A conditional node's body (CUPTI: graph records without a correlation id): its nodes get no
+// update callback, and CUPTI 13.0 was seen naming a body kernel swapped by cudaGraphExecUpdate by
+// its old function. Body records that started before the change began keep their keys; those
+// from then on are withheld under their own reason, whatever they are named; the exec's other
+// nodes, and other execs' bodies, are untouched.
+TEST(NativeIdAttributor, ConditionalBodyAfterAWorkChangeIsWithheld) {
+  NativeIdAttributor engine;
+  engine.OnExecCreated(3, 1);
+  engine.OnExecCreated(4, 2);
+  auto body = [](uint32_t graph, uint64_t start) {
+    GpuActivity a = Kernel(graph, 5, 70, 0);
+    a.conditional_body = 1;
+    a.start_ns = start;
+    return a;
+  };
+  engine.OnExecWorkChanged(3, 5000);
+  engine.OnExecWorkChanged(3, 9000);  // a later change: the earliest start counts
+  engine.Drain();
+  Keys keys;
+  GpuActivity before = body(3, 4999);
+  engine.Attribute(before);
+  keys.Add(before);
+  EXPECT_EQ(before.graph_node_id, NodeId(3, 5)) << "ran before the change: keeps its key";
+  for (uint64_t t : {5000u, 7000u, 12000u}) {
+    GpuActivity a = body(3, t);
+    engine.Attribute(a);
+    keys.Add(a);
+  }
+  EXPECT_EQ(keys.unkeyed, 3);
+  EXPECT_EQ(engine.withheld().Get(WithheldReason::kConditionalBodyChanged), 3u);
+  GpuActivity top = Kernel(3, 1, 71, 20);  // a node of the exec itself: its record names it
+  top.start_ns = 8000;
+  engine.Attribute(top);
+  EXPECT_EQ(top.graph_node_id, NodeId(3, 1));
+  GpuActivity other = body(4, 8000);  // another exec's body
+  engine.Attribute(other);
+  EXPECT_EQ(other.graph_node_id, NodeId(4, 5));
+  EXPECT_EQ(engine.withheld().Total(), 3u);
+  AttributionInfo info;
+  engine.Report(&info);
+  bool named = false;
+  for (const auto& [reason, n] : info.withheld) {
+    if (reason == "conditional_body_changed") named = n == 3;
+  }
+  EXPECT_TRUE(named) << "the reason is written into the trace with its count";
+}
+
 // Going back to the earlier kernel gives back the earlier key; the same new kernel again gives
 // the same new key; a third kernel gets the next new ordinal down.
 TEST(NativeIdAttributor, NewNodeIdsAreMemoized) {

@@ -19,6 +19,9 @@ class NativeIdStage final : public AttributionStage {
   void ExecChanged(uint32_t exec, uint64_t correlation) override {
     if (attributor_ != nullptr) attributor_->OnExecChanged(exec, correlation);
   }
+  void ExecWorkChanged(uint32_t exec, uint64_t since_ns) override {
+    if (attributor_ != nullptr) attributor_->OnExecWorkChanged(exec, since_ns);
+  }
   void TemplateNodeCreated(uint64_t template_node, uint64_t range_id) override {
     scopes_.OnTemplateNode(template_node, range_id);
   }

@@ -38,6 +38,11 @@ class AttributionStage {
   virtual void ExecCreated(uint32_t exec, uint64_t correlation) = 0;
   // Updated, parameters set, nodes enabled or disabled: anything done to an exec in place.
   virtual void ExecChanged(uint32_t exec, uint64_t correlation) = 0;
+  // Besides ExecChanged, for an update or set-params call (one that may change what nodes run)
+  // that began at `since_ns`, on the records' clock. A vendor that reports no change to the
+  // nodes of a conditional node's body (CUPTI) cannot prove what those ran from then on: their
+  // records are withheld (WithheldReason::kConditionalBodyChanged).
+  virtual void ExecWorkChanged(uint32_t /*exec*/, uint64_t /*since_ns*/) {}
 
   // ---- Capture-time ranges (the range open when a node was added follows it into replays). ----
   virtual void TemplateNodeCreated(uint64_t template_node, uint64_t range_id) = 0;

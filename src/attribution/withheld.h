@@ -40,15 +40,20 @@ enum class WithheldReason : uint8_t {
   // launch open (ROCr's async doorbell thread, a runtime worker thread, a thread in another call)
   // processed dispatch packets: it may have taken some of this launch's (issue 29).
   kForeignWriter,
+  // Native ids (CUPTI): a conditional node's body record of an exec changed in place (update or
+  // set-params) that may have run after the change began. CUPTI 13.0 gives body nodes no
+  // update callback and was seen to keep naming a swapped body kernel by its old function, so
+  // what such a node ran cannot be proven (native_attributor.h).
+  kConditionalBodyChanged,
   kCount
 };
 
-inline constexpr std::array<const char*, 13> kWithheldReasonName = {
+inline constexpr std::array<const char*, 14> kWithheldReasonName = {
     "identity_mismatch",  "inconsistent_native_key", "ordinal_space_exhausted",
     "wrong_launch",       "dispatch_count_mismatch", "launch_in_progress",
     "graph_id_too_large", "exec_id_reused",          "stale_exec_version",
     "hazard_unproven",    "submission_unproven",     "launch_released",
-    "foreign_writer"};
+    "foreign_writer",     "conditional_body_changed"};
 static_assert(kWithheldReasonName.size() == static_cast<size_t>(WithheldReason::kCount));
 
 struct WithheldCounts {

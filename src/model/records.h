@@ -106,7 +106,10 @@ struct GpuActivity {
   uint8_t metrics_fed;
   // 1: launched by a device-launched graph (CUPTI's isDeviceLaunched); 0: from the host.
   uint8_t device_launched;
-  uint8_t reserved[1];
+  // 1: a graph record the vendor gave no correlation id: work of a conditional node's body
+  // (CUPTI, backends/cuda/conditional_bodies.h), whatever correlation id it is given later;
+  // never written into a trace.
+  uint8_t conditional_body;
   union {
     KernelDetails kernel;
     CopyDetails copy;

@@ -126,6 +126,8 @@ struct Manifest {
   std::vector<std::pair<std::pair<int, int>, Multiset>> phases;  // (replays, launches), records
   std::map<std::string, int> keys;
   std::vector<std::pair<std::string, std::string>> changed;
+  // (ran, named): records of `ran` CUPTI may name `named` (what the node ran before a change).
+  std::vector<std::pair<std::string, std::string>> stale_names;
   std::vector<std::string> covers, no_records;
   bool device_launched = false;
   std::vector<std::string> device_labels;  // the records a device-launched graph makes
@@ -157,6 +159,11 @@ struct Manifest {
     for (size_t i = 0; i < changed.size(); ++i)
       s += std::string(i ? "," : "") + "[\"" + changed[i].first + "\",\"" + changed[i].second +
            "\"]";
+    s += "],\"stale_names\":[";
+    for (size_t i = 0; i < stale_names.size(); ++i) {
+      s += i ? "," : "";
+      s += "[\"" + stale_names[i].first + "\",\"" + stale_names[i].second + "\"]";
+    }
     s += "],\"covers\":[";
     for (size_t i = 0; i < covers.size(); ++i)
       s += std::string(i ? "," : "") + "\"" + covers[i] + "\"";
@@ -653,6 +660,8 @@ void UpdateConditional(Manifest& m, cudaStream_t s, int r) {
   if (applied) {
     m.Phase(r, {{K(0), 1}, {K(7), 1}, {K(2), 1}});
     m.changed = {{K(1), K(7)}};
+    // Seen on an H100 (CUDA 13.0): every record of the updated body still named k<1>.
+    m.stale_names = {{K(7), K(1)}};
   } else {  // what CUDA 13.0 did on the H100: the update succeeded, the body kept k<1>
     std::fprintf(stderr,
                  "note: cudaGraphExecUpdate returned success, but the IF body still runs "

@@ -41,6 +41,7 @@ GpuActivity Common(ActivityKind kind, uint64_t start, uint64_t end, uint32_t dev
   a.correlation_id = correlation;
   a.graph_id = graph_id;
   a.graph_node_id = graph_id != 0 ? graph_node_id : 0;
+  a.conditional_body = graph_id != 0 && correlation == 0 ? 1 : 0;  // conditional_bodies.h
   return a;
 }
 

@@ -257,6 +257,24 @@ static_assert(offsetof(CUpti_ActivityDeviceGraphTrace, launcherGraphId) == 28);
 static_assert(offsetof(CUpti_ActivityDeviceGraphTrace, deviceLaunchMode) == 32);
 static_assert(offsetof(CUpti_ActivityDeviceGraphTrace, streamId) == 40);
 
+// CUPTI gives a conditional node's body records a graph id and no correlation id: marked, so
+// attribution knows them whatever correlation id they are given later (native_attributor.h).
+TEST_F(DecoderTest, GraphRecordsWithoutACorrelationAreMarkedAsConditionalBodies) {
+  static const char kName[] = "body";
+  auto body = MakeKernel(kName, 5, (uint64_t{5} << 32) | 3);
+  body.correlationId = 0;
+  decoder_.Decode(reinterpret_cast<CUpti_Activity*>(&body));
+  auto node = MakeKernel(kName, 5, (uint64_t{5} << 32) | 1);
+  decoder_.Decode(reinterpret_cast<CUpti_Activity*>(&node));
+  auto plain = MakeKernel(kName, 0, 0);
+  plain.correlationId = 0;
+  decoder_.Decode(reinterpret_cast<CUpti_Activity*>(&plain));
+  ASSERT_EQ(trace_.gpu.size(), 3u);
+  EXPECT_EQ(trace_.gpu[0].conditional_body, 1u);
+  EXPECT_EQ(trace_.gpu[1].conditional_body, 0u);
+  EXPECT_EQ(trace_.gpu[2].conditional_body, 0u) << "not from a graph";
+}
+
 TEST_F(DecoderTest, DeviceLaunchedRecordsAreMarkedAndCounted) {
   static const char kName[] = "device_node";
   auto k = MakeKernel(kName, 9, (uint64_t{9} << 32) | 1);

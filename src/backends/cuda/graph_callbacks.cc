@@ -22,6 +22,8 @@ namespace {
 thread_local int t_api_depth = 0;
 thread_local GraphApiKind t_api_kind = GraphApiKind::kNone;
 thread_local uint64_t t_api_correlation = 0;
+// When the outermost call began (cuptiGetTimestamp, the records' clock), for kChangesWork.
+thread_local uint64_t t_api_start_ns = 0;
 // The outermost call on this thread opened the sampling window (LaunchWindow::Begin).
 thread_local bool t_window_open = false;
 // An instantiation in progress on this thread (RecordDags): the template nodes cloned into the
@@ -59,9 +61,9 @@ GraphApiKind ClassifyGraphApi(std::string_view name) {
     return GraphApiKind::kChangesExec;
   }
   if (starts("cudaGraphUpload") || starts("cuGraphUpload")) return GraphApiKind::kUploadsExec;
-  if ((starts("cuGraphExec") || starts("cudaGraphExec")) &&
-      (has("SetParams") || has("Update") || has("SetEvent"))) {
-    return GraphApiKind::kChangesExec;
+  if (starts("cuGraphExec") || starts("cudaGraphExec")) {
+    if (has("SetParams") || has("Update")) return GraphApiKind::kChangesWork;
+    if (has("SetEvent")) return GraphApiKind::kChangesExec;
   }
   return GraphApiKind::kNone;
 }
@@ -276,6 +278,11 @@ void GraphCallbacks::OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
     if (t_api_depth++ == 0) {
       t_api_kind = kind;
       t_api_correlation = data.correlationId;
+      // 0 when CUPTI cannot tell: every later body record of the exec is then withheld.
+      if (kind == GraphApiKind::kChangesWork &&
+          cuptiGetTimestamp(&t_api_start_ns) != CUPTI_SUCCESS) {
+        t_api_start_ns = 0;
+      }
       if (kind == GraphApiKind::kGraphLaunch || kind == GraphApiKind::kPlainLaunch) {
         OnLaunchEnter(kind, data);
       }
@@ -293,7 +300,7 @@ void GraphCallbacks::OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
     window_->End();
   }
   if (kind != GraphApiKind::kCreatesExec && kind != GraphApiKind::kChangesExec &&
-      kind != GraphApiKind::kUploadsExec) {
+      kind != GraphApiKind::kChangesWork && kind != GraphApiKind::kUploadsExec) {
     return;
   }
   // cudaError_t and CUresult are both int-sized enums where 0 means success.
@@ -320,6 +327,7 @@ void GraphCallbacks::OnApi(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
     if (dags_ != nullptr && exec_template != nullptr) RecordDag(exec_id, exec_template, clones);
   } else {
     stage_->ExecChanged(exec_id, data.correlationId);
+    if (kind == GraphApiKind::kChangesWork) stage_->ExecWorkChanged(exec_id, t_api_start_ns);
     // A disabled kernel, copy or fill may have been a conditional node's recorded lead.
     if (proofs_ != nullptr) {
       for (const auto& [d, c] : set_enabled_calls_) {

@@ -24,10 +24,11 @@ namespace nodescope::cupti {
 enum class GraphApiKind : uint8_t {
   kNone = 0,
   kCreatesExec = 1,
-  kChangesExec = 2,
+  kChangesExec = 2,  // in place, what nodes run kept: enable/disable, an event node's event
   kGraphLaunch = 3,  // listened to only when sampling
   kPlainLaunch = 4,  // a kernel launch, copy or fill outside a graph; only when sampling
   kUploadsExec = 5,  // cudaGraphUpload / cuGraphUpload
+  kChangesWork = 6,  // in place, what nodes run may change: exec update, set-params
 };
 // By name, so new CUDA versions' variants (_v2, _ptsz, ...) are caught without a cbid list.
 GraphApiKind ClassifyGraphApi(std::string_view name);

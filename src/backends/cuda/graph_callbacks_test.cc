@@ -25,8 +25,13 @@ TEST(ClassifyGraphApi, InPlaceChangesChangeAnExec) {
        {"cudaGraphExecUpdate_v12000", "cuGraphExecUpdate_v2", "cudaGraphExecKernelNodeSetParams",
         "cuGraphExecKernelNodeSetParams_v2", "cudaGraphExecMemcpyNodeSetParams1D",
         "cuGraphExecMemsetNodeSetParams", "cudaGraphExecChildGraphNodeSetParams",
-        "cudaGraphExecEventRecordNodeSetEvent", "cudaGraphNodeSetEnabled", "cuGraphNodeSetEnabled",
-        "cudaGraphExecNodeSetParams"}) {
+        "cudaGraphExecNodeSetParams", "cudaGraphExecHostNodeSetParams"}) {
+    EXPECT_EQ(ClassifyGraphApi(name), GraphApiKind::kChangesWork) << name;
+  }
+  // What nodes run stays: their conditional bodies' records keep their keys.
+  for (const char* name :
+       {"cudaGraphExecEventRecordNodeSetEvent", "cuGraphExecEventWaitNodeSetEvent",
+        "cudaGraphNodeSetEnabled", "cuGraphNodeSetEnabled"}) {
     EXPECT_EQ(ClassifyGraphApi(name), GraphApiKind::kChangesExec) << name;
   }
 }
