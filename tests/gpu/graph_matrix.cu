@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <utility>
@@ -899,66 +900,48 @@ void CaptureForkJoin(Manifest& m, cudaStream_t s, int r) {
   m.covers = {"capture:fork_join"};
 }
 
-void CapturePdl(Manifest& m, cudaStream_t s, int r) {
+// Captures k<0>, then `kernels` launched by cudaLaunchKernelEx with the one attribute `attr`.
+cudaGraph_t CaptureLaunchEx(cudaStream_t s, cudaLaunchAttribute attr, unsigned grid,
+                            std::initializer_list<void (*)(float*)> kernels) {
   cudaGraph_t g;
   CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
   k<0><<<1, kThreads, 0, s>>>(g_buf);
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr.val.programmaticStreamSerializationAllowed = 1;
   cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(1);
+  cfg.gridDim = dim3(grid);
   cfg.blockDim = dim3(kThreads);
   cfg.stream = s;
   cfg.attrs = &attr;
   cfg.numAttrs = 1;
-  CHECK(cudaLaunchKernelEx(&cfg, kp<1>, g_buf));
-  CHECK(cudaLaunchKernelEx(&cfg, kp<2>, g_buf));
-  CHECK(cudaLaunchKernelEx(&cfg, kp<3>, g_buf));
+  for (auto kernel : kernels) CHECK(cudaLaunchKernelEx(&cfg, kernel, g_buf));
   CHECK(cudaStreamEndCapture(s, &g));
-  Replay(Instantiate(g), s, r);
+  return g;
+}
+
+void CapturePdl(Manifest& m, cudaStream_t s, int r) {
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  Replay(Instantiate(CaptureLaunchEx(s, attr, 1, {kp<1>, kp<2>, kp<3>})), s, r);
   m.Phase(r, {{K(0), 1}, {"kp<1>", 1}, {"kp<2>", 1}, {"kp<3>", 1}});
   m.covers = {"capture:launch_ex_pdl"};
 }
 
 void CaptureCluster(Manifest& m, cudaStream_t s, int r) {
-  cudaGraph_t g;
-  CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-  k<0><<<1, kThreads, 0, s>>>(g_buf);
   cudaLaunchAttribute attr{};
   attr.id = cudaLaunchAttributeClusterDimension;
   attr.val.clusterDim.x = 2;
   attr.val.clusterDim.y = 1;
   attr.val.clusterDim.z = 1;
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(4);
-  cfg.blockDim = dim3(kThreads);
-  cfg.stream = s;
-  cfg.attrs = &attr;
-  cfg.numAttrs = 1;
-  CHECK(cudaLaunchKernelEx(&cfg, k<1>, g_buf));
-  CHECK(cudaStreamEndCapture(s, &g));
-  Replay(Instantiate(g), s, r);
+  Replay(Instantiate(CaptureLaunchEx(s, attr, 4, {k<1>})), s, r);
   m.Phase(r, {{K(0), 1}, {K(1), 1}});
   m.covers = {"capture:launch_ex_cluster"};
 }
 
 void CaptureCooperative(Manifest& m, cudaStream_t s, int r) {
-  cudaGraph_t g;
-  CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-  k<0><<<1, kThreads, 0, s>>>(g_buf);
   cudaLaunchAttribute attr{};
   attr.id = cudaLaunchAttributeCooperative;
   attr.val.cooperative = 1;
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(2);
-  cfg.blockDim = dim3(kThreads);
-  cfg.stream = s;
-  cfg.attrs = &attr;
-  cfg.numAttrs = 1;
-  CHECK(cudaLaunchKernelEx(&cfg, k<1>, g_buf));
-  CHECK(cudaStreamEndCapture(s, &g));
-  Replay(Instantiate(g), s, r);
+  Replay(Instantiate(CaptureLaunchEx(s, attr, 2, {k<1>})), s, r);
   m.Phase(r, {{K(0), 1}, {K(1), 1}});
   m.covers = {"capture:cooperative"};
 }
