@@ -156,15 +156,16 @@ struct Manifest {
       s += std::string(first ? "" : ",") + "\"" + label + "\":" + std::to_string(n);
       first = false;
     }
+    auto pairs = [&s](const std::vector<std::pair<std::string, std::string>>& v) {
+      for (size_t i = 0; i < v.size(); ++i) {
+        s += i ? "," : "";
+        s += "[\"" + v[i].first + "\",\"" + v[i].second + "\"]";
+      }
+    };
     s += "},\"changed\":[";
-    for (size_t i = 0; i < changed.size(); ++i)
-      s += std::string(i ? "," : "") + "[\"" + changed[i].first + "\",\"" + changed[i].second +
-           "\"]";
+    pairs(changed);
     s += "],\"stale_names\":[";
-    for (size_t i = 0; i < stale_names.size(); ++i) {
-      s += i ? "," : "";
-      s += "[\"" + stale_names[i].first + "\",\"" + stale_names[i].second + "\"]";
-    }
+    pairs(stale_names);
     s += "],\"covers\":[";
     for (size_t i = 0; i < covers.size(); ++i)
       s += std::string(i ? "," : "") + "\"" + covers[i] + "\"";

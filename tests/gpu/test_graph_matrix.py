@@ -108,6 +108,8 @@ def evaluate(trace, manifest, mode, check_ok):
                                  and label_of(e).startswith(OUR_KERNELS))
     check(not strays, f"no kernel of the program outside the manifest ({dict(strays)})")
 
+    w = withheld_of(trace)
+
     # Presence.
     if mode == "full":
         want = collections.Counter()
@@ -128,7 +130,7 @@ def evaluate(trace, manifest, mode, check_ok):
                   f"{named}: keyed records at most the {want[named]} that ran it ({keyed_named}); "
                   f"the rest ran {ran}")
         if renamed:
-            body_changed = withheld_of(trace).get("conditional_body_changed", 0)
+            body_changed = w.get("conditional_body_changed", 0)
             check(renamed <= body_changed,
                   f"{renamed} records named by their node's old kernel, counted withheld as "
                   f"conditional_body_changed ({body_changed})")
@@ -211,7 +213,6 @@ def evaluate(trace, manifest, mode, check_ok):
 
     # What is not keyed is counted.
     unkeyed = len(records) - len(keyed)
-    w = withheld_of(trace)
     check(unkeyed <= sum(w.values()),
           f"records without keys counted as withheld: {unkeyed} <= {describe_withheld(w)}")
     check(check_ok, "nodescope check: clean")

@@ -117,7 +117,7 @@ void CuptiDecoder::DecodeBuffer(uint8_t* buffer, size_t valid_bytes) {
 
 bool CuptiDecoder::Admit(const GpuActivity& a) {
   if (bodies_ && a.graph_id != 0) {
-    if (a.correlation_id == 0) return true;  // a body: Emit() decides once it is described
+    if (a.conditional_body != 0) return true;  // Emit() decides once it is described
     bodies_->NoteLaunch(a.graph_id, a.correlation_id, a.start_ns, keep_->Contains(a.correlation_id),
                         [this](const GpuActivity& body, bool keep) { Decided(body, keep); });
   }
@@ -125,7 +125,7 @@ bool CuptiDecoder::Admit(const GpuActivity& a) {
 }
 
 void CuptiDecoder::Emit(GpuActivity* a) {
-  if (!bodies_ || a->graph_id == 0 || a->correlation_id != 0) {
+  if (!bodies_ || a->conditional_body == 0) {
     Keep(*a);
     return;
   }
