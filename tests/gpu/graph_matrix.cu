@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <initializer_list>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -485,14 +486,22 @@ void NodeExtSemaphore(Manifest& m, cudaStream_t, int) {
       "(cudaImportExternalSemaphore); CUDA alone on one GPU cannot create one";
 }
 
+// after -> setc<I> (sets a new handle of g to 1) -> a conditional node of `type` with n bodies,
+// returned in *bodies; the setter's arguments live as long as the program.
+template <int I>
+cudaGraphNode_t SetThenCond(G& g, cudaGraphNode_t after, cudaGraphConditionalNodeType type,
+                            unsigned n, std::vector<cudaGraph_t>* bodies) {
+  auto h = g.Handle();
+  static std::vector<std::unique_ptr<CondArgs>> kept;
+  kept.push_back(std::make_unique<CondArgs>(h, 1));
+  auto set = g.Func(reinterpret_cast<void*>(&setc<I>), kept.back()->args, 1, {after});
+  return g.Cond(h, type, n, {set}, bodies);
+}
+
 void CondIf(Manifest& m, cudaStream_t s, int r) {
   G b;
-  auto h = b.Handle();
-  static CondArgs* ca;
-  ca = new CondArgs(h, 1);
-  auto set = b.Func(reinterpret_cast<void*>(&setc<0>), ca->args, 1, {b.Kernel(0)});
   std::vector<cudaGraph_t> bodies;
-  auto c = b.Cond(h, cudaGraphCondTypeIf, 1, {set}, &bodies);
+  auto c = SetThenCond<0>(b, b.Kernel(0), cudaGraphCondTypeIf, 1, &bodies);
   G(bodies[0]).Kernel(1);
   b.Kernel(2, {c});
   Replay(Instantiate(b.g), s, r);
@@ -523,12 +532,8 @@ void CondWhile(Manifest& m, cudaStream_t s, int r) {
 void CondSwitch(Manifest& m, cudaStream_t s, int r) {
   // SWITCH of 3 bodies {k<1>}, {k<2>}, {k<3>}; the setter picks body 1 every replay.
   G b;
-  auto h = b.Handle();
-  static CondArgs* ca;
-  ca = new CondArgs(h, 1);
-  auto set = b.Func(reinterpret_cast<void*>(&setc<0>), ca->args, 1, {b.Kernel(0)});
   std::vector<cudaGraph_t> bodies;
-  auto c = b.Cond(h, cudaGraphCondTypeSwitch, 3, {set}, &bodies);
+  auto c = SetThenCond<0>(b, b.Kernel(0), cudaGraphCondTypeSwitch, 3, &bodies);
   for (int i = 0; i < 3; ++i) G(bodies[i]).Kernel(1 + i);
   b.Kernel(4, {c});
   Replay(Instantiate(b.g), s, r);
@@ -549,18 +554,10 @@ void CondNested(Manifest& m, cudaStream_t s, int r) {
   std::vector<cudaGraph_t> wb, ib, sb;
   b.Cond(hw, cudaGraphCondTypeWhile, 1, {rs}, &wb);
   G body(wb[0]);
-  auto hi = body.Handle();
-  static CondArgs* ia;
-  ia = new CondArgs(hi, 1);
-  auto seti = body.Func(reinterpret_cast<void*>(&setc<1>), ia->args, 1, {body.Kernel(1)});
-  auto ifn = body.Cond(hi, cudaGraphCondTypeIf, 1, {seti}, &ib);
+  auto ifn = SetThenCond<1>(body, body.Kernel(1), cudaGraphCondTypeIf, 1, &ib);
   body.Func(reinterpret_cast<void*>(&down<0>), wa->down_args, 1, {ifn});
   G inner(ib[0]);
-  auto hs = inner.Handle();
-  static CondArgs* sa;
-  sa = new CondArgs(hs, 1);
-  auto sets = inner.Func(reinterpret_cast<void*>(&setc<2>), sa->args, 1, {inner.Kernel(2)});
-  inner.Cond(hs, cudaGraphCondTypeSwitch, 2, {sets}, &sb);
+  SetThenCond<2>(inner, inner.Kernel(2), cudaGraphCondTypeSwitch, 2, &sb);
   G(sb[0]).Kernel(3);
   G(sb[1]).Kernel(4);
   Replay(Instantiate(b.g), s, r);
