@@ -498,6 +498,19 @@ cudaGraphNode_t SetThenCond(G& g, cudaGraphNode_t after, cudaGraphConditionalNod
   return g.Cond(h, type, n, {set}, bodies);
 }
 
+// reset<0> (sets a new counter to per_replay) -> a WHILE node of one body, returned in *bodies;
+// the body's down<0> takes the returned arguments, which live as long as the program.
+std::pair<cudaGraphNode_t, CountArgs*> ResetThenWhile(G& g, int per_replay,
+                                                      std::vector<cudaGraph_t>* bodies) {
+  auto h = g.WhileHandle();
+  int* counter;
+  CHECK(cudaMalloc(&counter, sizeof(int)));
+  static std::vector<std::unique_ptr<CountArgs>> kept;
+  kept.push_back(std::make_unique<CountArgs>(counter, per_replay, h));
+  auto rs = g.Func(reinterpret_cast<void*>(&reset<0>), kept.back()->reset_args, 1, {});
+  return {g.Cond(h, cudaGraphCondTypeWhile, 1, {rs}, bodies), kept.back().get()};
+}
+
 void CondIf(Manifest& m, cudaStream_t s, int r) {
   G b;
   std::vector<cudaGraph_t> bodies;
@@ -512,14 +525,8 @@ void CondIf(Manifest& m, cudaStream_t s, int r) {
 void CondWhile(Manifest& m, cudaStream_t s, int r) {
   // reset(3) -> WHILE { k<1>, down }: 3 iterations per replay.
   G b;
-  auto h = b.WhileHandle();
-  int* counter;
-  CHECK(cudaMalloc(&counter, sizeof(int)));
-  static CountArgs* ca;
-  ca = new CountArgs(counter, 3, h);
-  auto rs = b.Func(reinterpret_cast<void*>(&reset<0>), ca->reset_args, 1, {});
   std::vector<cudaGraph_t> bodies;
-  auto c = b.Cond(h, cudaGraphCondTypeWhile, 1, {rs}, &bodies);
+  auto [c, ca] = ResetThenWhile(b, 3, &bodies);
   G body(bodies[0]);
   body.Func(reinterpret_cast<void*>(&down<0>), ca->down_args, 1, {body.Kernel(1)});
   b.Kernel(2, {c});
@@ -545,14 +552,8 @@ void CondNested(Manifest& m, cudaStream_t s, int r) {
   // reset(2) -> WHILE { k<1> -> setc<1> -> IF { k<2> -> setc<2> -> SWITCH { k<3> | k<4> } }
   //                     -> down }: 2 iterations, the SWITCH picks body 1 (k<4>).
   G b;
-  auto hw = b.WhileHandle();
-  int* counter;
-  CHECK(cudaMalloc(&counter, sizeof(int)));
-  static CountArgs* wa;
-  wa = new CountArgs(counter, 2, hw);
-  auto rs = b.Func(reinterpret_cast<void*>(&reset<0>), wa->reset_args, 1, {});
   std::vector<cudaGraph_t> wb, ib, sb;
-  b.Cond(hw, cudaGraphCondTypeWhile, 1, {rs}, &wb);
+  CountArgs* wa = ResetThenWhile(b, 2, &wb).second;
   G body(wb[0]);
   auto ifn = SetThenCond<1>(body, body.Kernel(1), cudaGraphCondTypeIf, 1, &ib);
   body.Func(reinterpret_cast<void*>(&down<0>), wa->down_args, 1, {ifn});
