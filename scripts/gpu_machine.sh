@@ -69,18 +69,18 @@ step() {
   echo "$name rc=$? $(($(date +%s) - t)) s"
   tail -20 "$OUT/$name.log"
 }
-for s in "${@:-matrix python metrics overhead}"; do
-  for s1 in $s; do
-    case $s1 in
-      matrix) step matrix 60 python3 tests/gpu/test_graph_matrix.py "${A[@]}" \
-        --table "$OUT/graph-matrix-results.md" ;;
-      python) step python 150 python3 tests/gpu/test_python.py "${A[@]}" ;;
-      metrics) step metrics 80 python3 tests/gpu/test_metrics.py "${A[@]}" ;;
-      overhead) step overhead 130 python3 bench/overhead.py --workload torch_mlp --replays 2000 \
-        --rounds 3 --bin-dir build-gpu/bin --lib-dir build-gpu/lib --extra sample20=NODESCOPE_SAMPLE=20 \
-        --run sample20_metrics="--sample 20 --metrics 127.0.0.1:19400 --metrics-linger 0" ;;
-      *) echo "unknown step $s1" >&2; exit 2 ;;
-    esac
-  done
+steps=("$@")
+[ $# -gt 0 ] || steps=(matrix python metrics overhead)
+for s in "${steps[@]}"; do
+  case $s in
+    matrix) step matrix 60 python3 tests/gpu/test_graph_matrix.py "${A[@]}" \
+      --table "$OUT/graph-matrix-results.md" ;;
+    python) step python 150 python3 tests/gpu/test_python.py "${A[@]}" ;;
+    metrics) step metrics 80 python3 tests/gpu/test_metrics.py "${A[@]}" ;;
+    overhead) step overhead 130 python3 bench/overhead.py --workload torch_mlp --replays 2000 \
+      --rounds 3 --bin-dir build-gpu/bin --lib-dir build-gpu/lib --extra sample20=NODESCOPE_SAMPLE=20 \
+      --run sample20_metrics="--sample 20 --metrics 127.0.0.1:19400 --metrics-linger 0" ;;
+    *) echo "unknown step $s" >&2; exit 2 ;;
+  esac
 done
 echo "total $(($(date +%s) - START)) s"
