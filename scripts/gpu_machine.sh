@@ -10,14 +10,15 @@
 #                                    each step's log under $OUT (default /tmp/gpu-checks). If the
 #                                    carried build does not run there, it builds build-gpu first.
 # Steps: matrix (tests/gpu/test_graph_matrix.py, its table to $OUT/graph-matrix-results.md),
-# python (tests/gpu/test_python.py), metrics (tests/gpu/test_metrics.py with the carried
-# prometheus), overhead (bench/overhead.py: the torch MLP, --sample 20 with and without --metrics).
+# python (tests/gpu/test_python.py; with rocprofiler_sim built, the pytest suite's simulated-runtime
+# cases run there too), metrics (tests/gpu/test_metrics.py with the carried prometheus), overhead
+# (bench/overhead.py: the torch MLP, --sample 20 with and without --metrics).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 R=$(pwd)
 D=$R/.devcarry
 targets=(nodescope_cli nodescope_libraries graph_replay in_process graph_cases dag_cases ranges_cases
-  cupti_client graph_matrix cupti_floor)
+  cupti_client graph_matrix cupti_floor rocprofiler_sim)
 export CUDAToolkit_ROOT=/usr/local/cuda PATH=/usr/local/cuda/bin:$PATH
 
 if [ "${1:-}" = prepare ]; then
